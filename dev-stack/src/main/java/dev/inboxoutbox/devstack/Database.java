@@ -1,0 +1,67 @@
+package dev.inboxoutbox.devstack;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * One PostgreSQL database made for one test class, chaos run or local run. Closing it drops the
+ * database (and the replication slots left in it), so nothing outlives its user.
+ */
+public final class Database implements AutoCloseable {
+
+  private final String name;
+  private final String jdbcUrl;
+  private final String username;
+  private final String password;
+  private final Runnable dropper;
+
+  Database(String name, String jdbcUrl, String username, String password, Runnable dropper) {
+    this.name = Objects.requireNonNull(name);
+    this.jdbcUrl = Objects.requireNonNull(jdbcUrl);
+    this.username = Objects.requireNonNull(username);
+    this.password = Objects.requireNonNull(password);
+    this.dropper = Objects.requireNonNull(dropper);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  public String username() {
+    return username;
+  }
+
+  public String password() {
+    return password;
+  }
+
+  /** An unpooled data source: every {@code getConnection()} opens a new session. */
+  public DataSource dataSource() {
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setUrl(jdbcUrl);
+    dataSource.setUser(username);
+    dataSource.setPassword(password);
+    return dataSource;
+  }
+
+  public Connection connect() throws SQLException {
+    return dataSource().getConnection();
+  }
+
+  @Override
+  public void close() {
+    dropper.run();
+  }
+
+  @Override
+  public String toString() {
+    return "Database[" + jdbcUrl + " as " + username + "]";
+  }
+}

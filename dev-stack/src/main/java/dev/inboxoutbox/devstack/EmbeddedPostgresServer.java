@@ -1,0 +1,77 @@
+package dev.inboxoutbox.devstack;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * PostgreSQL 14 from zonky's binaries, started in a fresh data directory with logical decoding on
+ * (Debezium's pgoutput needs {@code wal_level=logical}). Works as root: zonky drops privileges.
+ */
+final class EmbeddedPostgresServer implements PostgresServer {
+
+  private final EmbeddedPostgres postgres;
+  private final AdminDatabases databases;
+
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres) {
+    this.postgres = postgres;
+    this.databases =
+        new AdminDatabases(
+            postgres.getPostgresDatabase(),
+            name -> postgres.getJdbcUrl("postgres", name),
+            "postgres",
+            "");
+  }
+
+  static EmbeddedPostgresServer start(DevStackSettings settings) {
+    try {
+      Path workDir = Files.createDirectories(settings.workDir());
+      EmbeddedPostgres.Builder builder =
+          EmbeddedPostgres.builder()
+              .setOverrideWorkingDirectory(workDir.toFile())
+              .setCleanDataDirectory(true)
+              .setPGStartupWait(Duration.ofSeconds(60))
+              .setServerConfig("wal_level", "logical")
+              .setServerConfig("max_replication_slots", "20")
+              .setServerConfig("max_wal_senders", "20")
+              .setServerConfig("max_connections", "300")
+              // Throwaway data: durability on every commit would only slow tests down.
+              .setServerConfig("fsync", "off")
+              .setServerConfig("synchronous_commit", "off")
+              .setServerConfig("full_page_writes", "off");
+      if (settings.postgresPort() > 0) {
+        builder.setPort(settings.postgresPort());
+      }
+      return new EmbeddedPostgresServer(builder.start());
+    } catch (IOException e) {
+      throw new DevStackException("cannot start embedded PostgreSQL under " + settings.workDir(), e);
+    }
+  }
+
+  @Override
+  public Database createDatabase() {
+    return databases.createUnique();
+  }
+
+  @Override
+  public Database database(String name) {
+    return databases.createOrReuse(name);
+  }
+
+  @Override
+  public String description() {
+    return "embedded PostgreSQL on 127.0.0.1:" + postgres.getPort();
+  }
+
+  @Override
+  public void close() {
+    try {
+      postgres.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot stop embedded PostgreSQL", e);
+    }
+  }
+}

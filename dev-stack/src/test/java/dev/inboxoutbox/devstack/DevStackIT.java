@@ -1,0 +1,119 @@
+package dev.inboxoutbox.devstack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+class DevStackIT {
+
+  private final DevStack stack = DevStack.shared();
+
+  @Test
+  void postgresRunsWithLogicalDecodingForDebezium() throws SQLException {
+    try (Database database = stack.postgres().createDatabase();
+        Connection connection = database.connect()) {
+      assertThat(queryString(connection, "SHOW wal_level")).isEqualTo("logical");
+    }
+  }
+
+  @Test
+  void eachDatabaseStartsEmptyAndIsDroppedOnClose() throws SQLException {
+    Database first = stack.postgres().createDatabase();
+    try (Connection connection = first.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE leftover (id int)");
+    }
+    try (Database second = stack.postgres().createDatabase();
+        Connection connection = second.connect()) {
+      assertThat(second.name()).isNotEqualTo(first.name());
+      assertThat(
+              queryString(
+                  connection,
+                  "SELECT count(*)::text FROM information_schema.tables WHERE table_name = 'leftover'"))
+          .isEqualTo("0");
+
+      first.close();
+
+      assertThat(
+              queryString(
+                  connection,
+                  "SELECT count(*)::text FROM pg_database WHERE datname = '" + first.name() + "'"))
+          .isEqualTo("0");
+    }
+  }
+
+  @Test
+  void databaseDropsReplicationSlotsLeftBehind() throws SQLException {
+    Database database = stack.postgres().createDatabase();
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("SELECT pg_create_logical_replication_slot('leftover_slot', 'pgoutput')");
+    }
+
+    database.close();
+
+    try (Database other = stack.postgres().createDatabase();
+        Connection connection = other.connect()) {
+      assertThat(
+              queryString(
+                  connection,
+                  "SELECT count(*)::text FROM pg_replication_slots WHERE slot_name = 'leftover_slot'"))
+          .isEqualTo("0");
+    }
+  }
+
+  @Test
+  void kafkaBrokerAcceptsAndDeliversRecords() throws Exception {
+    String topic = "dev-stack-" + UUID.randomUUID();
+    Map<String, Object> producerConfig =
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers(),
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig)) {
+      producer.send(new ProducerRecord<>(topic, "key", "hello")).get();
+    }
+    Map<String, Object> consumerConfig =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers(),
+            ConsumerConfig.GROUP_ID_CONFIG, "dev-stack-it",
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig)) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (System.nanoTime() < deadline) {
+        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+          assertThat(record.value()).isEqualTo("hello");
+          return;
+        }
+      }
+    }
+    throw new AssertionError("record not delivered within 30 s");
+  }
+
+  private static String queryString(Connection connection, String sql) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+}
