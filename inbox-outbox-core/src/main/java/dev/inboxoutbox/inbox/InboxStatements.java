@@ -1,0 +1,232 @@
+package dev.inboxoutbox.inbox;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/** The inbox's SQL, every value bound; rows travel as arrays so a batch is one round trip. */
+final class InboxStatements {
+
+  /**
+   * Claims every offered key that is free and, for the others, returns the row that holds the key.
+   * Keys are inserted in primary-key order so two batches that overlap lock in the same order and
+   * cannot deadlock. The existing rows come from the statement's snapshot: a row committed by a
+   * concurrent transaction while this one waited on the index is not in it (the join yields NULL),
+   * and {@link #FIND} reads it afterwards in a fresh snapshot.
+   */
+  private static final String CLAIM =
+      """
+      WITH offered AS (
+          SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::float8[], ?::float8[])
+              WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, request_hash,
+                                   outcome_ttl_seconds, key_ttl_seconds, position)
+      ),
+      claimed AS (
+          INSERT INTO inbox (tenant, principal, operation, idempotency_key, request_hash, status,
+                             outcome_expires_at, expires_at)
+          SELECT tenant, principal, operation, idempotency_key, request_hash, 'PROCESSING',
+                 now() + make_interval(secs => outcome_ttl_seconds),
+                 now() + make_interval(secs => key_ttl_seconds)
+          FROM offered
+          ORDER BY tenant, principal, operation, idempotency_key
+          ON CONFLICT (tenant, principal, operation, idempotency_key) DO NOTHING
+          RETURNING tenant, principal, operation, idempotency_key
+      )
+      SELECT o.position, c.idempotency_key IS NOT NULL AS claimed,
+             e.request_hash, e.status, e.outcome_kind, e.outcome_code, e.outcome_body::text,
+             e.created_at, e.expires_at, e.outcome_pruned_at
+      FROM offered o
+      LEFT JOIN claimed c
+             ON (c.tenant, c.principal, c.operation, c.idempotency_key)
+              = (o.tenant, o.principal, o.operation, o.idempotency_key)
+      LEFT JOIN inbox e
+             ON c.idempotency_key IS NULL
+            AND (e.tenant, e.principal, e.operation, e.idempotency_key)
+              = (o.tenant, o.principal, o.operation, o.idempotency_key)
+      ORDER BY o.position
+      """;
+
+  private static final String FIND =
+      """
+      SELECT o.position, false AS claimed,
+             e.request_hash, e.status, e.outcome_kind, e.outcome_code, e.outcome_body::text,
+             e.created_at, e.expires_at, e.outcome_pruned_at
+      FROM unnest(?::text[], ?::text[], ?::text[], ?::text[])
+               WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, position)
+      LEFT JOIN inbox e
+             ON (e.tenant, e.principal, e.operation, e.idempotency_key)
+              = (o.tenant, o.principal, o.operation, o.idempotency_key)
+      ORDER BY o.position
+      """;
+
+  /** Records outcomes; only rows still PROCESSING change, so an outcome is recorded once. */
+  private static final String COMPLETE =
+      """
+      UPDATE inbox i
+         SET status = c.status, outcome_kind = c.outcome_kind, outcome_code = c.outcome_code,
+             outcome_body = c.outcome_body::jsonb, completed_at = now()
+        FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[])
+                 AS c(tenant, principal, operation, idempotency_key, status, outcome_kind,
+                      outcome_code, outcome_body)
+       WHERE (i.tenant, i.principal, i.operation, i.idempotency_key)
+           = (c.tenant, c.principal, c.operation, c.idempotency_key)
+         AND i.status = 'PROCESSING'
+      """;
+
+  private InboxStatements() {}
+
+  /** A stored row as seen by CLAIM or FIND; {@code entry} is null when no row was visible. */
+  record Row(int position, boolean claimed, InboxEntry entry) {}
+
+  static List<Row> claim(
+      Connection connection, List<ClaimRequest> requests, List<Retention> retentions)
+      throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(CLAIM)) {
+      int n = requests.size();
+      String[] hashes = new String[n];
+      Double[] outcomeTtls = new Double[n];
+      Double[] keyTtls = new Double[n];
+      for (int i = 0; i < n; i++) {
+        hashes[i] = requests.get(i).requestHash().hex();
+        outcomeTtls[i] = seconds(retentions.get(i).outcomeTtl());
+        keyTtls[i] = seconds(retentions.get(i).keyTtl());
+      }
+      int index = bindKeys(connection, statement, requests);
+      statement.setArray(++index, connection.createArrayOf("text", hashes));
+      statement.setArray(++index, connection.createArrayOf("float8", outcomeTtls));
+      statement.setArray(++index, connection.createArrayOf("float8", keyTtls));
+      return readRows(statement, requests);
+    }
+  }
+
+  static List<Row> find(Connection connection, List<ClaimRequest> requests) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(FIND)) {
+      bindKeys(connection, statement, requests);
+      return readRows(statement, requests);
+    }
+  }
+
+  /** Returns how many rows changed from PROCESSING to their outcome. */
+  static int complete(Connection connection, List<Inbox.Completion> completions)
+      throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(COMPLETE)) {
+      int n = completions.size();
+      List<ClaimRequest> requests = new ArrayList<>(n);
+      String[] statuses = new String[n];
+      String[] kinds = new String[n];
+      Integer[] codes = new Integer[n];
+      String[] bodies = new String[n];
+      for (int i = 0; i < n; i++) {
+        Inbox.Completion completion = completions.get(i);
+        Outcome outcome = completion.outcome();
+        requests.add(completion.claim().request());
+        statuses[i] = outcome.kind().status().name();
+        kinds[i] = outcome.kind().name();
+        codes[i] = outcome.code().isPresent() ? outcome.code().getAsInt() : null;
+        bodies[i] = outcome.body().orElse(null);
+      }
+      int index = bindKeys(connection, statement, requests);
+      statement.setArray(++index, connection.createArrayOf("text", statuses));
+      statement.setArray(++index, connection.createArrayOf("text", kinds));
+      statement.setArray(++index, connection.createArrayOf("int4", codes));
+      statement.setArray(++index, connection.createArrayOf("text", bodies));
+      return statement.executeUpdate();
+    }
+  }
+
+  private static int bindKeys(
+      Connection connection, PreparedStatement statement, List<ClaimRequest> requests)
+      throws SQLException {
+    int n = requests.size();
+    String[] tenants = new String[n];
+    String[] principals = new String[n];
+    String[] operations = new String[n];
+    String[] keys = new String[n];
+    for (int i = 0; i < n; i++) {
+      ClaimRequest request = requests.get(i);
+      tenants[i] = request.scope().tenant();
+      principals[i] = request.scope().principal();
+      operations[i] = request.scope().operation();
+      keys[i] = request.key().value();
+    }
+    Array[] arrays = {
+      connection.createArrayOf("text", tenants),
+      connection.createArrayOf("text", principals),
+      connection.createArrayOf("text", operations),
+      connection.createArrayOf("text", keys)
+    };
+    for (int i = 0; i < arrays.length; i++) {
+      statement.setArray(i + 1, arrays[i]);
+    }
+    return arrays.length;
+  }
+
+  private static List<Row> readRows(PreparedStatement statement, List<ClaimRequest> requests)
+      throws SQLException {
+    List<Row> rows = new ArrayList<>(requests.size());
+    try (ResultSet result = statement.executeQuery()) {
+      while (result.next()) {
+        int position = result.getInt("position");
+        ClaimRequest request = requests.get(position - 1);
+        String storedHash = result.getString("request_hash");
+        InboxEntry entry = storedHash == null ? null : entry(request, storedHash, result);
+        rows.add(new Row(position, result.getBoolean("claimed"), entry));
+      }
+    }
+    return rows;
+  }
+
+  private static InboxEntry entry(ClaimRequest request, String storedHash, ResultSet result)
+      throws SQLException {
+    InboxStatus status = InboxStatus.valueOf(result.getString("status"));
+    String kind = result.getString("outcome_kind");
+    int code = result.getInt("outcome_code");
+    OptionalInt outcomeCode = result.wasNull() ? OptionalInt.empty() : OptionalInt.of(code);
+    Optional<Instant> prunedAt = Optional.ofNullable(instant(result, "outcome_pruned_at"));
+    Optional<Outcome> outcome =
+        kind == null || prunedAt.isPresent()
+            ? Optional.empty()
+            : Optional.of(
+                new Outcome(
+                    Outcome.Kind.valueOf(kind),
+                    outcomeCode,
+                    Optional.ofNullable(result.getString("outcome_body"))));
+    return new InboxEntry(
+        request.scope(),
+        request.key(),
+        new RequestHash(storedHash),
+        status,
+        outcome,
+        instant(result, "created_at"),
+        instant(result, "expires_at"),
+        prunedAt);
+  }
+
+  private static Instant instant(ResultSet result, String column) throws SQLException {
+    OffsetDateTime value = result.getObject(column, OffsetDateTime.class);
+    return value == null ? null : value.toInstant();
+  }
+
+  private static double seconds(java.time.Duration duration) {
+    return duration.toMillis() / 1000.0;
+  }
+
+  static Map<Integer, Row> byPosition(List<Row> rows) {
+    Map<Integer, Row> map = new HashMap<>();
+    for (Row row : rows) {
+      map.put(row.position(), row);
+    }
+    return map;
+  }
+
+}

@@ -1,0 +1,48 @@
+package dev.inboxoutbox.inbox;
+
+/**
+ * What "the same key" means: uniqueness holds per (tenant, principal, operation), not for the bare
+ * key. Two tenants or two users may use the same key string; one user reusing a key for another
+ * operation does not collide. An absent tenant or principal is the empty string.
+ *
+ * @param tenant tenant id, or {@code ""}
+ * @param principal user, client or sender id, or {@code ""}
+ * @param operation consumer group or operation name, for example {@code order-consumer} or
+ *     {@code POST /orders}; required
+ */
+public record Scope(String tenant, String principal, String operation) {
+
+  /** Longest accepted value of each component. */
+  public static final int MAX_LENGTH = 255;
+
+  public Scope {
+    tenant = tenant == null ? "" : tenant;
+    principal = principal == null ? "" : principal;
+    if (operation == null || operation.isBlank()) {
+      throw new IllegalArgumentException("scope needs an operation (consumer group or operation name)");
+    }
+    requireShort("tenant", tenant);
+    requireShort("principal", principal);
+    requireShort("operation", operation);
+  }
+
+  /** A scope with no tenant and no principal. */
+  public static Scope of(String operation) {
+    return new Scope("", "", operation);
+  }
+
+  public Scope withTenant(String tenant) {
+    return new Scope(tenant, principal, operation);
+  }
+
+  public Scope withPrincipal(String principal) {
+    return new Scope(tenant, principal, operation);
+  }
+
+  private static void requireShort(String name, String value) {
+    if (value.length() > MAX_LENGTH) {
+      throw new IllegalArgumentException(
+          "scope " + name + " has " + value.length() + " characters; at most " + MAX_LENGTH);
+    }
+  }
+}
