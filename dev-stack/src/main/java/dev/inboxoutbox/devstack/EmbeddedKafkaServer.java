@@ -1,5 +1,6 @@
 package dev.inboxoutbox.devstack;
 
+import java.util.HashMap;
 import java.util.Map;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
@@ -14,16 +15,18 @@ final class EmbeddedKafkaServer implements KafkaServer {
 
   static EmbeddedKafkaServer start(DevStackSettings settings) {
     EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 1);
-    broker.brokerProperties(
-        Map.of(
-            "auto.create.topics.enable", "true",
-            "num.partitions", "3",
-            "offsets.topic.num.partitions", "5",
-            "group.initial.rebalance.delay.ms", "0",
-            "log.flush.interval.messages", String.valueOf(Long.MAX_VALUE)));
+    Map<String, String> properties = new HashMap<>();
+    properties.put("auto.create.topics.enable", "true");
+    properties.put("num.partitions", "3");
+    properties.put("offsets.topic.num.partitions", "5");
+    properties.put("group.initial.rebalance.delay.ms", "0");
+    properties.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
     if (settings.kafkaPort() > 0) {
-      broker.kafkaPorts(settings.kafkaPort());
+      // The KRaft broker ignores kafkaPorts(); the listener list is what fixes the port.
+      properties.put(
+          "listeners", "EXTERNAL://localhost:" + settings.kafkaPort() + ",CONTROLLER://localhost:0");
     }
+    broker.brokerProperties(properties);
     try {
       broker.afterPropertiesSet();
     } catch (RuntimeException e) {
