@@ -1,6 +1,7 @@
 package dev.inboxoutbox.inbox;
 
 import dev.inboxoutbox.inbox.InboxStatements.Row;
+import dev.inboxoutbox.jdbc.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -210,13 +211,8 @@ public final class Inbox {
   }
 
   private static void requireTransaction(Connection connection) {
-    Objects.requireNonNull(connection, "connection");
     try {
-      if (connection.getAutoCommit()) {
-        throw new IllegalStateException(
-            "the inbox must run inside the caller's transaction: call setAutoCommit(false) first,"
-                + " so the claim commits or rolls back with the effect it guards");
-      }
+      Transactions.requireOpen(connection, "inbox");
     } catch (SQLException e) {
       throw new InboxException("cannot read the connection's auto-commit mode", e);
     }

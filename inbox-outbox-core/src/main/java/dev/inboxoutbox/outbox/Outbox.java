@@ -1,0 +1,126 @@
+package dev.inboxoutbox.outbox;
+
+import dev.inboxoutbox.jdbc.Transactions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Appends events to the outbox inside the caller's JDBC transaction, so they are published if and
+ * only if the state change they describe commits.
+ *
+ * <pre>{@code
+ * Outbox outbox = Outbox.builder().build();
+ * connection.setAutoCommit(false);
+ * placeOrder(connection, order);
+ * outbox.append(connection, OutboxEvent.of("order", order.id(), "PaymentRequested", json));
+ * connection.commit();
+ * }</pre>
+ *
+ * Instances are immutable and thread-safe.
+ */
+public final class Outbox {
+
+  private static final String INSERT =
+      """
+      INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload,
+                          traceparent, correlation_id, causation_id)
+      SELECT id, aggregatetype, aggregateid, type, payload::jsonb,
+             traceparent, correlation_id, causation_id
+      FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+          AS e(id, aggregatetype, aggregateid, type, payload, traceparent, correlation_id, causation_id)
+      """;
+
+  private static final String DELETE = "DELETE FROM outbox WHERE id = ANY(?::uuid[])";
+
+  private final OutboxPolicy policy;
+
+  private Outbox(OutboxPolicy policy) {
+    this.policy = policy;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public OutboxPolicy policy() {
+    return policy;
+  }
+
+  public void append(Connection connection, OutboxEvent event) {
+    appendAll(connection, List.of(event));
+  }
+
+  /** Appends events in one round trip; the relay publishes them in this order. */
+  public void appendAll(Connection connection, List<OutboxEvent> events) {
+    Objects.requireNonNull(events, "events");
+    try {
+      Transactions.requireOpen(connection, "outbox");
+      if (events.isEmpty()) {
+        return;
+      }
+      int size = events.size();
+      String[] ids = new String[size];
+      String[] aggregateTypes = new String[size];
+      String[] aggregateIds = new String[size];
+      String[] types = new String[size];
+      String[] payloads = new String[size];
+      String[] traceparents = new String[size];
+      String[] correlationIds = new String[size];
+      String[] causationIds = new String[size];
+      for (int i = 0; i < size; i++) {
+        OutboxEvent event = events.get(i);
+        ids[i] = event.id().toString();
+        aggregateTypes[i] = event.aggregateType();
+        aggregateIds[i] = event.aggregateId();
+        types[i] = event.type();
+        payloads[i] = event.payloadJson();
+        traceparents[i] = event.traceparent().orElse(null);
+        correlationIds[i] = event.correlationId().orElse(null);
+        causationIds[i] = event.causationId().orElse(null);
+      }
+      try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+        int column = 1;
+        for (String[] values :
+            List.of(ids, aggregateTypes, aggregateIds, types, payloads, traceparents,
+                correlationIds, causationIds)) {
+          insert.setArray(column++, connection.createArrayOf("text", values));
+        }
+        insert.executeUpdate();
+      }
+      if (policy == OutboxPolicy.DELETE_AFTER_INSERT) {
+        try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
+          delete.setArray(1, connection.createArrayOf("text", ids));
+          delete.executeUpdate();
+        }
+      }
+    } catch (SQLException e) {
+      throw new OutboxException("appending " + events.size() + " outbox event(s) failed", e);
+    }
+  }
+
+  /** A deterministic event id, for events whose cause has an identity of its own. */
+  public static UUID eventId(String... causeParts) {
+    return UUID.nameUUIDFromBytes(
+        String.join("\u0000", causeParts).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** Builds an {@link Outbox}. */
+  public static final class Builder {
+    private OutboxPolicy policy = OutboxPolicy.KEEP;
+
+    private Builder() {}
+
+    public Builder policy(OutboxPolicy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    public Outbox build() {
+      return new Outbox(policy);
+    }
+  }
+}

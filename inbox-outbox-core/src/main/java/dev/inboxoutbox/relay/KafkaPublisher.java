@@ -1,0 +1,143 @@
+package dev.inboxoutbox.relay;
+
+import dev.inboxoutbox.inbox.IdempotencyKey;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Publishes the Event Router's records with an idempotent producer and marks them processed only
+ * after Kafka acknowledged every record of the batch: a crash before that replays the batch, never
+ * skips it.
+ */
+final class KafkaPublisher
+    implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+
+  /** The Event Router puts the outbox row id in this header. */
+  static final String EVENT_ID_HEADER = "id";
+
+  private final Producer<String, byte[]> producer;
+  private final Connection markingConnection;
+  private final String markPublishedSql;
+  private final RelayListener listener;
+  private final Consumer<List<PublishedEvent>> onAcknowledged;
+
+  KafkaPublisher(
+      Producer<String, byte[]> producer,
+      Connection markingConnection,
+      String outboxTable,
+      RelayListener listener,
+      Consumer<List<PublishedEvent>> onAcknowledged) {
+    this.producer = producer;
+    this.markingConnection = markingConnection;
+    this.markPublishedSql =
+        markingConnection == null
+            ? null
+            : "UPDATE " + outboxTable
+                + " SET published_at = now() WHERE id = ANY(?::uuid[]) AND published_at IS NULL";
+    this.listener = listener;
+    this.onAcknowledged = onAcknowledged;
+  }
+
+  @Override
+  public void handleBatch(
+      List<RecordChangeEvent<SourceRecord>> records,
+      DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+      throws InterruptedException {
+    List<String> eventIds = new ArrayList<>(records.size());
+    List<String> keys = new ArrayList<>(records.size());
+    List<Future<RecordMetadata>> acknowledgements = new ArrayList<>(records.size());
+    for (RecordChangeEvent<SourceRecord> change : records) {
+      SourceRecord record = change.record();
+      String eventId = eventId(record);
+      if (eventId == null) {
+        continue; // heartbeats and other non-outbox records only move the offset
+      }
+      eventIds.add(eventId);
+      keys.add(record.key() == null ? null : record.key().toString());
+      acknowledgements.add(producer.send(toProducerRecord(record, eventId)));
+    }
+    List<PublishedEvent> published = new ArrayList<>(eventIds.size());
+    for (int i = 0; i < acknowledgements.size(); i++) {
+      try {
+        RecordMetadata metadata = acknowledgements.get(i).get();
+        published.add(
+            new PublishedEvent(
+                eventIds.get(i),
+                metadata.topic(),
+                keys.get(i),
+                metadata.partition(),
+                metadata.offset(),
+                Instant.now()));
+      } catch (ExecutionException e) {
+        throw new RelayException(
+            "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());
+      }
+    }
+    if (!published.isEmpty()) {
+      markPublished(eventIds);
+      listener.published(published);
+      onAcknowledged.accept(published);
+    }
+    for (RecordChangeEvent<SourceRecord> change : records) {
+      committer.markProcessed(change);
+    }
+    committer.markBatchFinished();
+  }
+
+  private void markPublished(List<String> eventIds) {
+    if (markPublishedSql == null) {
+      return;
+    }
+    try (PreparedStatement update = markingConnection.prepareStatement(markPublishedSql)) {
+      update.setArray(1, markingConnection.createArrayOf("text", eventIds.toArray()));
+      update.executeUpdate();
+    } catch (SQLException e) {
+      throw new RelayException("marking " + eventIds.size() + " outbox rows published failed", e);
+    }
+  }
+
+  private static String eventId(SourceRecord record) {
+    Header header = record.headers().lastWithName(EVENT_ID_HEADER);
+    return header == null || header.value() == null ? null : header.value().toString();
+  }
+
+  private static ProducerRecord<String, byte[]> toProducerRecord(SourceRecord record, String eventId) {
+    RecordHeaders headers = new RecordHeaders();
+    for (Header header : record.headers()) {
+      if (header.value() != null) {
+        headers.add(header.key(), header.value().toString().getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    headers.add(IdempotencyKey.HEADER, eventId.getBytes(StandardCharsets.UTF_8));
+    Object key = record.key();
+    Object value = record.value();
+    if (value != null && !(value instanceof String)) {
+      throw new RelayException(
+          "outbox payload of event " + eventId + " arrived as " + value.getClass().getName()
+              + "; the relay expects JSON text (do not enable table.expand.json.payload)");
+    }
+    return new ProducerRecord<>(
+        record.topic(),
+        record.kafkaPartition(),
+        record.timestamp(),
+        key == null ? null : key.toString(),
+        value == null ? null : ((String) value).getBytes(StandardCharsets.UTF_8),
+        headers);
+  }
+}

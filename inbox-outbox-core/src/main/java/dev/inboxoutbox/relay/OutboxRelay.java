@@ -1,0 +1,402 @@
+package dev.inboxoutbox.relay;
+
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import io.debezium.embedded.Connect;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams outbox inserts to Kafka: a Debezium embedded engine (PostgreSQL connector, {@code
+ * pgoutput}, the Outbox Event Router) feeding an idempotent KafkaProducer.
+ *
+ * <p><b>One active relay per database.</b> Every instance first takes a PostgreSQL session-level
+ * advisory lock; the holder runs the engine, the others stand by and poll. When the holder dies its
+ * session ends, the lock is released and a standby takes over within {@link
+ * RelaySettings#standbyPollInterval()}. The replication slot itself also admits one reader only.
+ *
+ * <p><b>At-least-once.</b> Offsets are marked only after Kafka acknowledged the batch and are stored
+ * in PostgreSQL ({@code iox_relay_offsets}, debezium-storage-jdbc) every {@link
+ * RelaySettings#offsetFlushInterval()}; the slot advances only then. A crash in between republishes
+ * the tail, which the next consumer's inbox absorbs.
+ *
+ * <p><b>Failures.</b> The engine's completion callback ends a run at once; the relay reports {@link
+ * RelayState#FAILED}, waits (doubling from {@link RelaySettings#restartBackoffMin()} up to {@link
+ * RelaySettings#restartBackoffMax()}) and starts over, from taking the lock.
+ */
+public final class OutboxRelay implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+
+  /** Class id of the advisory lock; the object id is the slot name's hash. */
+  private static final int LOCK_CLASS_ID = 0x10C5;
+
+  private static final Duration HEALTHY_RUN = Duration.ofSeconds(60);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  private final RelaySettings settings;
+  private final RelayListener listener;
+  private final String instanceName = "iox-relay-" + UUID.randomUUID().toString().substring(0, 8);
+  private final ExecutorService leaderThread;
+  private final ExecutorService engineThread;
+  private final AtomicReference<RelayState> state = new AtomicReference<>(RelayState.NEW);
+  private final AtomicReference<Instant> stateSince = new AtomicReference<>(Instant.now());
+  private final AtomicLong publishedEvents = new AtomicLong();
+  private final AtomicLong restarts = new AtomicLong();
+  private final AtomicReference<PublishedEvent> lastPublished = new AtomicReference<>();
+  private final AtomicReference<String> lastError = new AtomicReference<>();
+  private final Object sleeper = new Object();
+  private volatile boolean closing;
+  private volatile CompletableFuture<Void> stopped = new CompletableFuture<>();
+
+  public OutboxRelay(RelaySettings settings) {
+    this(settings, RelayListener.NONE);
+  }
+
+  public OutboxRelay(RelaySettings settings, RelayListener listener) {
+    this.settings = settings;
+    this.listener = listener;
+    this.leaderThread = Executors.newSingleThreadExecutor(named("iox-relay-leader"));
+    this.engineThread = Executors.newSingleThreadExecutor(named("iox-relay-engine"));
+  }
+
+  /** Starts competing for leadership in the background; returns at once. */
+  public synchronized OutboxRelay start() {
+    if (state.get() != RelayState.NEW) {
+      throw new IllegalStateException("relay already started");
+    }
+    enter(RelayState.STANDBY);
+    leaderThread.execute(this::lead);
+    return this;
+  }
+
+  /** Names this instance's database sessions ({@code application_name}) and Kafka client. */
+  public String instanceName() {
+    return instanceName;
+  }
+
+  public RelayState state() {
+    return state.get();
+  }
+
+  public RelayStatus status() {
+    return new RelayStatus(
+        state.get(),
+        publishedEvents.get(),
+        Optional.ofNullable(lastPublished.get()),
+        restarts.get(),
+        Optional.ofNullable(lastError.get()),
+        stateSince.get());
+  }
+
+  /** Measures the lag with a short-lived connection; works on standbys too. */
+  public RelayLag lag() {
+    String sql =
+        "SELECT (SELECT extract(epoch FROM now() - min(created_at)) FROM " + settings.outboxTable()
+            + " WHERE published_at IS NULL) AS oldest_seconds,"
+            + " (SELECT count(*) FROM " + settings.outboxTable()
+            + " WHERE published_at IS NULL) AS unpublished,"
+            + " (SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
+            + " FROM pg_replication_slots WHERE slot_name = ?) AS slot_lag";
+    try (Connection connection = connect();
+        PreparedStatement query = connection.prepareStatement(sql)) {
+      query.setString(1, settings.slotName());
+      try (ResultSet row = query.executeQuery()) {
+        row.next();
+        double oldestSeconds = row.getDouble("oldest_seconds");
+        Optional<Duration> oldest =
+            row.wasNull()
+                ? Optional.empty()
+                : Optional.of(Duration.ofMillis(Math.round(oldestSeconds * 1000)));
+        long unpublished = row.getLong("unpublished");
+        long slotLag = row.getLong("slot_lag");
+        return new RelayLag(
+            oldest, unpublished, row.wasNull() ? OptionalLong.empty() : OptionalLong.of(slotLag));
+      }
+    } catch (SQLException e) {
+      throw new RelayException("measuring relay lag failed", e);
+    }
+  }
+
+  /** Stops the engine (storing its offsets) and releases leadership; waits up to 30 s. */
+  @Override
+  public void close() {
+    closing = true;
+    synchronized (sleeper) {
+      sleeper.notifyAll();
+    }
+    if (state.get() != RelayState.NEW) {
+      try {
+        stopped.get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        log.warn("relay did not stop cleanly within {}", STOP_TIMEOUT, e);
+      }
+    }
+    leaderThread.shutdownNow();
+    engineThread.shutdownNow();
+    enter(RelayState.STOPPED);
+  }
+
+  private void lead() {
+    Duration backoff = settings.restartBackoffMin();
+    try {
+      while (!closing) {
+        Instant runStarted = null;
+        try (Connection lock = connect()) {
+          enter(RelayState.STANDBY);
+          while (!closing && !tryLock(lock)) {
+            pause(settings.standbyPollInterval());
+          }
+          if (closing) {
+            break;
+          }
+          runStarted = Instant.now();
+          log.info("relay took the leadership lock for slot {}", settings.slotName());
+          runEngine(lock);
+        } catch (Exception e) {
+          if (closing) {
+            break;
+          }
+          restarts.incrementAndGet();
+          lastError.set(describe(e));
+          enter(RelayState.FAILED);
+          if (runStarted != null && Duration.between(runStarted, Instant.now()).compareTo(HEALTHY_RUN) > 0) {
+            backoff = settings.restartBackoffMin();
+          }
+          log.warn("relay run failed; restarting in {}: {}", backoff, describe(e));
+          pause(backoff);
+          backoff = min(backoff.multipliedBy(2), settings.restartBackoffMax());
+        }
+      }
+    } finally {
+      stopped.complete(null);
+    }
+  }
+
+  /** Runs one engine until the relay closes (returns) or the run fails (throws). */
+  private void runEngine(Connection lock) throws Exception {
+    CompletableFuture<Void> engineDone = new CompletableFuture<>();
+    try (KafkaProducer<String, byte[]> producer = newProducer();
+        Connection marking = settings.markPublished() ? connect() : null) {
+      KafkaPublisher publisher =
+          new KafkaPublisher(producer, marking, settings.outboxTable(), listener, this::acknowledged);
+      DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
+          DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+              .using(engineProperties())
+              .notifying(publisher)
+              .using(
+                  (success, message, error) -> {
+                    if (success) {
+                      engineDone.complete(null);
+                    } else {
+                      engineDone.completeExceptionally(
+                          error != null ? error : new RelayException(message));
+                    }
+                  })
+              .using(
+                  new DebeziumEngine.ConnectorCallback() {
+                    @Override
+                    public void taskStarted() {
+                      enter(RelayState.RUNNING);
+                    }
+                  })
+              .build();
+      engineThread.execute(engine);
+      try {
+        awaitEngine(engine, engineDone, lock);
+      } finally {
+        stopEngine(engine, engineDone);
+      }
+    }
+  }
+
+  private void awaitEngine(
+      DebeziumEngine<?> engine, CompletableFuture<Void> engineDone, Connection lock)
+      throws Exception {
+    long checkMillis = settings.leadershipCheckInterval().toMillis();
+    while (true) {
+      try {
+        engineDone.get(checkMillis, TimeUnit.MILLISECONDS);
+        if (closing) {
+          return;
+        }
+        throw new RelayException("the Debezium engine stopped without being asked to");
+      } catch (ExecutionException e) {
+        throw new RelayException("the Debezium engine failed: " + describe(e.getCause()));
+      } catch (TimeoutException stillRunning) {
+        if (closing) {
+          return;
+        }
+        if (!lock.isValid((int) Math.max(1, settings.leadershipCheckInterval().toSeconds()))) {
+          throw new RelayException("lost the leadership lock session; stepping down");
+        }
+      }
+    }
+  }
+
+  private void stopEngine(DebeziumEngine<?> engine, CompletableFuture<Void> engineDone) {
+    if (engineDone.isDone()) {
+      return;
+    }
+    try {
+      engine.close();
+      engineDone.handle((ok, error) -> null).get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (IOException | ExecutionException | TimeoutException e) {
+      log.warn("the Debezium engine did not stop cleanly", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void acknowledged(List<PublishedEvent> events) {
+    publishedEvents.addAndGet(events.size());
+    lastPublished.set(events.get(events.size() - 1));
+  }
+
+  private boolean tryLock(Connection lock) throws SQLException {
+    try (PreparedStatement statement =
+        lock.prepareStatement("SELECT pg_try_advisory_lock(?, hashtext(?))")) {
+      statement.setInt(1, LOCK_CLASS_ID);
+      statement.setString(2, settings.slotName());
+      try (ResultSet row = statement.executeQuery()) {
+        row.next();
+        return row.getBoolean(1);
+      }
+    }
+  }
+
+  private Properties engineProperties() {
+    Properties p = new Properties();
+    p.setProperty("name", "iox-outbox-relay-" + settings.slotName());
+    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.setProperty("plugin.name", "pgoutput");
+    p.setProperty("database.hostname", settings.host());
+    p.setProperty("database.port", String.valueOf(settings.port()));
+    p.setProperty("database.user", settings.user());
+    p.setProperty("database.password", settings.password());
+    p.setProperty("database.dbname", settings.database());
+    p.setProperty("topic.prefix", "iox");
+    p.setProperty("slot.name", settings.slotName());
+    p.setProperty("publication.name", settings.publicationName());
+    // The publication is created by the schema migration (or a DBA): the relay's role needs no
+    // ownership of the outbox table.
+    p.setProperty("publication.autocreate.mode", "disabled");
+    p.setProperty("table.include.list", settings.outboxTable());
+    // Only rows inserted from now on are events; the relay never re-reads the table.
+    p.setProperty("snapshot.mode", "no_data");
+    p.setProperty("heartbeat.interval.ms", String.valueOf(settings.heartbeatInterval().toMillis()));
+    p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
+    p.setProperty("offset.storage.jdbc.connection.url", settings.jdbcUrl());
+    p.setProperty("offset.storage.jdbc.connection.user", settings.user());
+    // debezium-storage-jdbc insists on a password even where the server trusts the connection.
+    p.setProperty(
+        "offset.storage.jdbc.connection.password",
+        settings.password().isEmpty() ? "unused-with-trust-auth" : settings.password());
+    p.setProperty("offset.storage.jdbc.table.name", "iox_relay_offsets");
+    p.setProperty("offset.flush.interval.ms", String.valueOf(settings.offsetFlushInterval().toMillis()));
+    p.setProperty("transforms", "outbox");
+    p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
+    p.setProperty("transforms.outbox.route.topic.replacement", settings.topicReplacement());
+    p.setProperty(
+        "transforms.outbox.table.fields.additional.placement",
+        "type:header:type,traceparent:header:traceparent,"
+            + "correlation_id:header:correlation-id,causation_id:header:causation-id");
+    return p;
+  }
+
+  private KafkaProducer<String, byte[]> newProducer() {
+    Properties p = new Properties();
+    p.putAll(settings.producerProperties());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrapServers());
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, instanceName);
+    // Idempotence keeps per-partition order and drops the producer's own retry duplicates.
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+    p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+    return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  private Connection connect() throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", settings.user());
+    p.setProperty("password", settings.password());
+    p.setProperty("ApplicationName", instanceName);
+    return DriverManager.getConnection(settings.jdbcUrl(), p);
+  }
+
+  private void enter(RelayState next) {
+    if (state.getAndSet(next) != next) {
+      stateSince.set(Instant.now());
+    }
+  }
+
+  private void pause(Duration duration) {
+    synchronized (sleeper) {
+      if (closing) {
+        return;
+      }
+      try {
+        sleeper.wait(duration.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        closing = true;
+      }
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /**
+   * A short reason: Debezium's own messages can quote the whole engine configuration, credentials
+   * included, which must not end up in the status or our logs.
+   */
+  private static String describe(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String reason = root.getClass().getSimpleName() + ": " + root.getMessage();
+    return reason.length() > 300 ? reason.substring(0, 300) + "..." : reason;
+  }
+
+  private static java.util.concurrent.ThreadFactory named(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

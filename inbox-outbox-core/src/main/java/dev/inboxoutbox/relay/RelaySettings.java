@@ -1,0 +1,305 @@
+package dev.inboxoutbox.relay;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import org.postgresql.Driver;
+
+/**
+ * Configuration of an {@link OutboxRelay}. Only the database URL and the Kafka bootstrap address
+ * are required; see the README's relay section for every setting and its default.
+ */
+public final class RelaySettings {
+
+  private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+  private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]*\\.[a-z_][a-z0-9_]*");
+
+  private final String jdbcUrl;
+  private final String user;
+  private final String password;
+  private final String host;
+  private final int port;
+  private final String database;
+  private final String kafkaBootstrapServers;
+  private final Map<String, String> producerProperties;
+  private final String slotName;
+  private final String publicationName;
+  private final String outboxTable;
+  private final String topicReplacement;
+  private final Duration offsetFlushInterval;
+  private final Duration heartbeatInterval;
+  private final Duration standbyPollInterval;
+  private final Duration leadershipCheckInterval;
+  private final Duration restartBackoffMin;
+  private final Duration restartBackoffMax;
+  private final boolean markPublished;
+
+  private RelaySettings(Builder b) {
+    this.jdbcUrl = require(b.jdbcUrl, "jdbcUrl");
+    Properties parsed = Driver.parseURL(jdbcUrl, new Properties());
+    if (parsed == null) {
+      throw new IllegalArgumentException("not a PostgreSQL JDBC URL: " + jdbcUrl);
+    }
+    this.host = parsed.getProperty("PGHOST", "localhost").split(",")[0];
+    this.port = Integer.parseInt(parsed.getProperty("PGPORT", "5432").split(",")[0]);
+    this.database = parsed.getProperty("PGDBNAME");
+    if (database == null || database.isEmpty()) {
+      throw new IllegalArgumentException("the JDBC URL names no database: " + jdbcUrl);
+    }
+    this.user = b.user != null ? b.user : parsed.getProperty("user", "postgres");
+    this.password = b.password != null ? b.password : parsed.getProperty("password", "");
+    this.kafkaBootstrapServers = require(b.kafkaBootstrapServers, "kafkaBootstrapServers");
+    this.producerProperties = Map.copyOf(b.producerProperties);
+    this.slotName = b.slotName != null ? b.slotName : defaultSlotName(database);
+    requireMatches("slotName", slotName, IDENTIFIER);
+    this.publicationName = b.publicationName;
+    requireMatches("publicationName", publicationName, IDENTIFIER);
+    this.outboxTable = b.outboxTable;
+    requireMatches("outboxTable", outboxTable, TABLE);
+    this.topicReplacement = require(b.topicReplacement, "topicReplacement");
+    this.offsetFlushInterval = positive(b.offsetFlushInterval, "offsetFlushInterval");
+    this.heartbeatInterval = positive(b.heartbeatInterval, "heartbeatInterval");
+    this.standbyPollInterval = positive(b.standbyPollInterval, "standbyPollInterval");
+    this.leadershipCheckInterval = positive(b.leadershipCheckInterval, "leadershipCheckInterval");
+    this.restartBackoffMin = positive(b.restartBackoffMin, "restartBackoffMin");
+    this.restartBackoffMax = positive(b.restartBackoffMax, "restartBackoffMax");
+    if (restartBackoffMax.compareTo(restartBackoffMin) < 0) {
+      throw new IllegalArgumentException("restartBackoffMax must not be below restartBackoffMin");
+    }
+    this.markPublished = b.markPublished;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Replication slots are per cluster, not per database: the default name carries the database name
+   * so two databases on one server never fight over a slot.
+   */
+  static String defaultSlotName(String database) {
+    String cleaned = database.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    String name = "iox_outbox_" + cleaned;
+    return name.length() > 63 ? name.substring(0, 63) : name;
+  }
+
+  public String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  public String user() {
+    return user;
+  }
+
+  String password() {
+    return password;
+  }
+
+  public String host() {
+    return host;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String database() {
+    return database;
+  }
+
+  public String kafkaBootstrapServers() {
+    return kafkaBootstrapServers;
+  }
+
+  public Map<String, String> producerProperties() {
+    return producerProperties;
+  }
+
+  public String slotName() {
+    return slotName;
+  }
+
+  public String publicationName() {
+    return publicationName;
+  }
+
+  public String outboxTable() {
+    return outboxTable;
+  }
+
+  public String topicReplacement() {
+    return topicReplacement;
+  }
+
+  public Duration offsetFlushInterval() {
+    return offsetFlushInterval;
+  }
+
+  public Duration heartbeatInterval() {
+    return heartbeatInterval;
+  }
+
+  public Duration standbyPollInterval() {
+    return standbyPollInterval;
+  }
+
+  public Duration leadershipCheckInterval() {
+    return leadershipCheckInterval;
+  }
+
+  public Duration restartBackoffMin() {
+    return restartBackoffMin;
+  }
+
+  public Duration restartBackoffMax() {
+    return restartBackoffMax;
+  }
+
+  public boolean markPublished() {
+    return markPublished;
+  }
+
+  private static String require(String value, String name) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("relay setting " + name + " is required");
+    }
+    return value;
+  }
+
+  private static void requireMatches(String name, String value, Pattern pattern) {
+    if (value == null || !pattern.matcher(value).matches()) {
+      throw new IllegalArgumentException(
+          "relay setting " + name + " must match " + pattern.pattern() + ", got: " + value);
+    }
+  }
+
+  private static Duration positive(Duration value, String name) {
+    Objects.requireNonNull(value, name);
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException("relay setting " + name + " must be positive");
+    }
+    return value;
+  }
+
+  /** Builds {@link RelaySettings}. */
+  public static final class Builder {
+    private String jdbcUrl;
+    private String user;
+    private String password;
+    private String kafkaBootstrapServers;
+    private final Map<String, String> producerProperties = new HashMap<>();
+    private String slotName;
+    private String publicationName = "iox_outbox";
+    private String outboxTable = "public.outbox";
+    private String topicReplacement = "outbox.event.${routedByValue}";
+    private Duration offsetFlushInterval = Duration.ofSeconds(1);
+    private Duration heartbeatInterval = Duration.ofSeconds(10);
+    private Duration standbyPollInterval = Duration.ofMillis(500);
+    private Duration leadershipCheckInterval = Duration.ofSeconds(1);
+    private Duration restartBackoffMin = Duration.ofMillis(500);
+    private Duration restartBackoffMax = Duration.ofSeconds(30);
+    private boolean markPublished = true;
+
+    private Builder() {}
+
+    /** The database holding the outbox, e.g. {@code jdbc:postgresql://db:5432/shop}. */
+    public Builder jdbcUrl(String jdbcUrl) {
+      this.jdbcUrl = jdbcUrl;
+      return this;
+    }
+
+    /** A role with the REPLICATION attribute (see the README for the least privileges). */
+    public Builder user(String user) {
+      this.user = user;
+      return this;
+    }
+
+    public Builder password(String password) {
+      this.password = password;
+      return this;
+    }
+
+    public Builder kafkaBootstrapServers(String kafkaBootstrapServers) {
+      this.kafkaBootstrapServers = kafkaBootstrapServers;
+      return this;
+    }
+
+    /** Extra KafkaProducer settings (security, compression, ...); idempotence cannot be turned off. */
+    public Builder producerProperty(String name, String value) {
+      this.producerProperties.put(name, value);
+      return this;
+    }
+
+    /** Default {@code iox_outbox_<database>}. */
+    public Builder slotName(String slotName) {
+      this.slotName = slotName;
+      return this;
+    }
+
+    /** Default {@code iox_outbox}, created by the schema migration. */
+    public Builder publicationName(String publicationName) {
+      this.publicationName = publicationName;
+      return this;
+    }
+
+    /** Schema-qualified, default {@code public.outbox}. */
+    public Builder outboxTable(String outboxTable) {
+      this.outboxTable = outboxTable;
+      return this;
+    }
+
+    /**
+     * Topic name for an aggregate type; {@code ${routedByValue}} is the aggregate type. Default
+     * {@code outbox.event.${routedByValue}}.
+     */
+    public Builder topicReplacement(String topicReplacement) {
+      this.topicReplacement = topicReplacement;
+      return this;
+    }
+
+    /** How often acknowledged offsets are stored (and the slot advanced). Default 1 s. */
+    public Builder offsetFlushInterval(Duration offsetFlushInterval) {
+      this.offsetFlushInterval = offsetFlushInterval;
+      return this;
+    }
+
+    /** Lets the slot advance while the outbox is quiet but other tables are busy. Default 10 s. */
+    public Builder heartbeatInterval(Duration heartbeatInterval) {
+      this.heartbeatInterval = heartbeatInterval;
+      return this;
+    }
+
+    /** How often a standby tries to take the leadership lock. Default 500 ms. */
+    public Builder standbyPollInterval(Duration standbyPollInterval) {
+      this.standbyPollInterval = standbyPollInterval;
+      return this;
+    }
+
+    /** How often the leader checks its lock session is alive. Default 1 s. */
+    public Builder leadershipCheckInterval(Duration leadershipCheckInterval) {
+      this.leadershipCheckInterval = leadershipCheckInterval;
+      return this;
+    }
+
+    /** First and largest pause before restarting a failed run (doubling). Default 500 ms, 30 s. */
+    public Builder restartBackoff(Duration min, Duration max) {
+      this.restartBackoffMin = min;
+      this.restartBackoffMax = max;
+      return this;
+    }
+
+    /** Stamp {@code published_at} on kept rows once acknowledged. Default true. */
+    public Builder markPublished(boolean markPublished) {
+      this.markPublished = markPublished;
+      return this;
+    }
+
+    public RelaySettings build() {
+      return new RelaySettings(this);
+    }
+  }
+}

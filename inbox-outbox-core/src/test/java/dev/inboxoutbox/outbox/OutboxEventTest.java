@@ -1,0 +1,48 @@
+package dev.inboxoutbox.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class OutboxEventTest {
+
+  @Test
+  void blankRoutingFieldsAreRefusedWithTheFieldName() {
+    assertThatThrownBy(() -> OutboxEvent.of(" ", "o-1", "OrderPlaced", "{}"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("aggregateType");
+    assertThatThrownBy(() -> OutboxEvent.of("order", "", "OrderPlaced", "{}"))
+        .hasMessageContaining("aggregateId");
+    assertThatThrownBy(() -> OutboxEvent.of("order", "o-1", null, "{}"))
+        .hasMessageContaining("type");
+    assertThatThrownBy(() -> OutboxEvent.of("order", "x".repeat(256), "OrderPlaced", "{}"))
+        .hasMessageContaining("256 characters");
+  }
+
+  @Test
+  void aPayloadThatIsNotJsonIsRefused() {
+    assertThatThrownBy(() -> OutboxEvent.of("order", "o-1", "OrderPlaced", "{\"a\":"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not valid JSON");
+  }
+
+  @Test
+  void derivedEventIdsAreStablePerCause() {
+    assertThat(Outbox.eventId("order-consumer", "key-1", "PaymentRequested"))
+        .isEqualTo(Outbox.eventId("order-consumer", "key-1", "PaymentRequested"))
+        .isNotEqualTo(Outbox.eventId("order-consumer", "key-2", "PaymentRequested"));
+    // The separator keeps ("ab", "c") and ("a", "bc") apart.
+    assertThat(Outbox.eventId("ab", "c")).isNotEqualTo(Outbox.eventId("a", "bc"));
+  }
+
+  @Test
+  void withersKeepEverythingElse() {
+    OutboxEvent event =
+        OutboxEvent.of("order", "o-1", "OrderPlaced", "{}").withCorrelationId("c").withCausationId("k");
+    assertThat(event.correlationId()).contains("c");
+    assertThat(event.causationId()).contains("k");
+    assertThat(event.traceparent()).isEmpty();
+    assertThat(event.aggregateId()).isEqualTo("o-1");
+  }
+}

@@ -1,0 +1,383 @@
+package dev.inboxoutbox.relay;
+
+import static dev.inboxoutbox.TopicReader.header;
+import static dev.inboxoutbox.TopicReader.value;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inboxoutbox.MigratedDatabase;
+import dev.inboxoutbox.TopicReader;
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.outbox.Outbox;
+import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.outbox.OutboxPolicy;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class RelayIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+  private Database database;
+  private String topicPrefix;
+  private final List<AutoCloseable> cleanup = new ArrayList<>();
+
+  @BeforeEach
+  void freshDatabase() {
+    database = MigratedDatabase.create();
+    topicPrefix = "t" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = cleanup.size() - 1; i >= 0; i--) {
+      cleanup.get(i).close();
+    }
+    database.close();
+  }
+
+  @Test
+  void eventsReachTheirTopicsInAggregateOrderWithKeyAndHeaders() throws Exception {
+    OutboxRelay relay = started(relay(settings().build()));
+    Outbox outbox = Outbox.builder().build();
+    Map<String, String> typeOfEvent = new HashMap<>();
+    for (int sequence = 0; sequence < 20; sequence++) {
+      List<OutboxEvent> events = new ArrayList<>();
+      for (String order : List.of("o-1", "o-2", "o-3")) {
+        events.add(
+            OutboxEvent.of("order", order, "OrderStep", "{\"seq\":" + sequence + "}")
+                .withTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+                .withCorrelationId("corr-" + order)
+                .withCausationId("cause-" + sequence));
+      }
+      events.add(OutboxEvent.of("payment", "p-1", "PaymentRequested", "{\"seq\":" + sequence + "}"));
+      events.forEach(e -> typeOfEvent.put(e.id().toString(), e.type()));
+      inTransaction(c -> outbox.appendAll(c, events));
+    }
+
+    List<ConsumerRecord<String, byte[]>> records;
+    try (TopicReader reader = new TopicReader(topic("order"), topic("payment"))) {
+      records = reader.readUntil(seen -> distinctIds(seen).size() == 80, PATIENCE);
+    }
+
+    Map<String, List<Integer>> sequencesByKey = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      String id = header(record, "id");
+      assertThat(header(record, "Idempotency-Key")).isEqualTo(id);
+      assertThat(header(record, "type")).isEqualTo(typeOfEvent.get(id));
+      if (record.topic().equals(topic("order"))) {
+        assertThat(record.key()).startsWith("o-");
+        assertThat(header(record, "traceparent")).startsWith("00-4bf92f35");
+        assertThat(header(record, "correlation-id")).isEqualTo("corr-" + record.key());
+        assertThat(header(record, "causation-id")).startsWith("cause-");
+      } else {
+        assertThat(record.key()).isEqualTo("p-1");
+        assertThat(header(record, "traceparent")).isNull();
+      }
+      int sequence = Integer.parseInt(value(record).replaceAll("\\D", ""));
+      sequencesByKey.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(sequence);
+    }
+    assertThat(sequencesByKey).containsOnlyKeys("o-1", "o-2", "o-3", "p-1");
+    List<Integer> inOrder = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      inOrder.add(i);
+    }
+    sequencesByKey.values().forEach(sequences -> assertThat(sequences).isEqualTo(inOrder));
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "every kept row stamped published");
+    assertThat(relay.status().publishedEvents()).isEqualTo(80);
+    assertThat(relay.status().lastPublished()).isPresent();
+  }
+
+  @Test
+  void aRolledBackTransactionPublishesNothing() throws Exception {
+    started(relay(settings().build()));
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent rolledBack = OutboxEvent.of("order", "o-9", "OrderPlaced", "{\"n\":1}");
+    OutboxEvent committed = OutboxEvent.of("order", "o-9", "OrderPlaced", "{\"n\":2}");
+    try (Connection connection = database.connect()) {
+      connection.setAutoCommit(false);
+      outbox.append(connection, rolledBack);
+      connection.rollback();
+    }
+    inTransaction(c -> outbox.append(c, committed));
+
+    List<ConsumerRecord<String, byte[]>> records;
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(committed.id().toString()), PATIENCE);
+      records = reader.readFor(Duration.ofSeconds(2));
+    }
+    assertThat(distinctIds(records)).containsExactly(committed.id().toString());
+  }
+
+  @Test
+  void aCrashBetweenPublishAndOffsetCommitLosesNothingAndRepeatsAreCounted() throws Exception {
+    AtomicBoolean crashed = new AtomicBoolean();
+    RelayListener crashOnce =
+        events -> {
+          if (crashed.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected crash after Kafka acknowledged");
+          }
+        };
+    OutboxRelay relay = started(relay(settings().build(), crashOnce));
+    Outbox outbox = Outbox.builder().build();
+    Set<String> written = new HashSet<>();
+    for (int i = 0; i < 50; i++) {
+      OutboxEvent event = OutboxEvent.of("order", "o-" + (i % 5), "OrderStep", "{\"i\":" + i + "}");
+      written.add(event.id().toString());
+      inTransaction(c -> outbox.append(c, event));
+    }
+
+    List<ConsumerRecord<String, byte[]>> records;
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      records = reader.readUntil(seen -> distinctIds(seen).containsAll(written), PATIENCE);
+    }
+    int repeats = records.size() - distinctIds(records).size();
+    System.out.printf(
+        "crash between publish and offset commit: %d events, %d records, %d repeats, %d restarts%n",
+        written.size(), records.size(), repeats, relay.status().restarts());
+    assertThat(crashed).isTrue();
+    assertThat(relay.status().restarts()).isGreaterThanOrEqualTo(1);
+    assertThat(repeats).as("the batch acknowledged before the crash is published again").isPositive();
+    assertThat(distinctIds(records)).isEqualTo(written);
+  }
+
+  @Test
+  void aStandbyTakesOverWithinSecondsWhenTheLeaderSessionDies() throws Exception {
+    // A dead leader does not come back soon; the long backoff keeps it from winning the lock back.
+    OutboxRelay first =
+        relay(settings().restartBackoff(Duration.ofSeconds(20), Duration.ofSeconds(20)).build());
+    OutboxRelay second = relay(settings().build());
+    first.start();
+    awaitTrue(() -> first.state() == RelayState.RUNNING, "first relay leads");
+    awaitSlot();
+    second.start();
+    awaitTrue(() -> second.state() == RelayState.STANDBY, "second relay stands by");
+    Thread.sleep(1000);
+    assertThat(second.state()).isEqualTo(RelayState.STANDBY);
+
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent before = OutboxEvent.of("order", "o-1", "Before", "{}");
+    inTransaction(c -> outbox.append(c, before));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(before.id().toString()), PATIENCE);
+    }
+
+    // The leader's process dying ends its sessions; terminating them is the same from the
+    // database's point of view.
+    terminateSessionsOf(first);
+    Instant died = Instant.now();
+    awaitTrue(() -> second.state() == RelayState.RUNNING, "standby takes over");
+    Duration takeover = Duration.between(died, Instant.now());
+    System.out.println("standby took over " + takeover.toMillis() + " ms after the leader died");
+    assertThat(takeover).isLessThan(Duration.ofSeconds(15));
+
+    OutboxEvent after = OutboxEvent.of("order", "o-1", "After", "{}");
+    inTransaction(c -> outbox.append(c, after));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(after.id().toString()), PATIENCE);
+    }
+    assertThat(first.state()).isNotEqualTo(RelayState.RUNNING);
+  }
+
+  @Test
+  void aLeastPrivilegeReplicationRoleWorksWithThePublicationCreatedUpFront() throws Exception {
+    String role = "iox_relay_" + UUID.randomUUID().toString().substring(0, 8);
+    try (Connection admin = database.connect();
+        Statement statement = admin.createStatement()) {
+      statement.execute("CREATE ROLE " + role + " LOGIN REPLICATION PASSWORD 'relay'");
+      statement.execute("GRANT USAGE ON SCHEMA public TO " + role);
+      statement.execute("GRANT SELECT, UPDATE (published_at) ON outbox TO " + role);
+      statement.execute("GRANT SELECT, INSERT, DELETE ON iox_relay_offsets TO " + role);
+      try (ResultSet publication =
+          statement.executeQuery("SELECT count(*) FROM pg_publication WHERE pubname = 'iox_outbox'")) {
+        publication.next();
+        assertThat(publication.getInt(1)).as("migration created the publication").isEqualTo(1);
+      }
+    }
+    cleanup.add(() -> dropRoleLater(role));
+    OutboxRelay relay = started(relay(settings().user(role).password("relay").build()));
+
+    OutboxEvent event = OutboxEvent.of("order", "o-7", "OrderPlaced", "{}");
+    inTransaction(c -> Outbox.builder().build().append(c, event));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
+    }
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "row stamped by the least-privilege role");
+  }
+
+  @Test
+  void aRestartedRelayResumesFromItsStoredOffsetsAndReportsLagMeanwhile() throws Exception {
+    OutboxRelay first = started(relay(settings().build()));
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent early = OutboxEvent.of("order", "o-1", "Early", "{}");
+    inTransaction(c -> outbox.append(c, early));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(early.id().toString()), PATIENCE);
+    }
+    first.close();
+    assertThat(first.state()).isEqualTo(RelayState.STOPPED);
+
+    List<String> written = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      OutboxEvent event = OutboxEvent.of("order", "o-2", "WhileDown", "{\"i\":" + i + "}");
+      written.add(event.id().toString());
+      inTransaction(c -> outbox.append(c, event));
+    }
+    OutboxRelay second = relay(settings().build());
+    RelayLag lag = second.lag();
+    assertThat(lag.unpublishedRows()).isEqualTo(3);
+    assertThat(lag.oldestUnpublished()).isPresent();
+    assertThat(lag.slotLagBytes()).isPresent();
+    assertThat(lag.slotLagBytes().getAsLong()).isPositive();
+
+    second.start();
+    List<ConsumerRecord<String, byte[]>> records;
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      records = reader.readUntil(seen -> distinctIds(seen).containsAll(written), PATIENCE);
+    }
+    assertThat(distinctIds(records)).contains(early.id().toString());
+    awaitTrue(() -> second.lag().unpublishedRows() == 0, "backlog drained");
+    assertThat(second.lag().oldestUnpublished()).isEmpty();
+  }
+
+  @Test
+  void rowsDeletedRightAfterInsertAreStillPublished() throws Exception {
+    started(relay(settings().build()));
+    Outbox outbox = Outbox.builder().policy(OutboxPolicy.DELETE_AFTER_INSERT).build();
+    OutboxEvent event = OutboxEvent.of("order", "o-3", "OrderPlaced", "{\"x\":1}");
+    inTransaction(c -> outbox.append(c, event));
+
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
+    }
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT count(*) FROM outbox")) {
+      rows.next();
+      assertThat(rows.getInt(1)).isZero();
+    }
+  }
+
+  private RelaySettings.Builder settings() {
+    return RelaySettings.builder()
+        .jdbcUrl(database.jdbcUrl())
+        .user(database.username())
+        .password(database.password())
+        .kafkaBootstrapServers(DevStack.shared().kafka().bootstrapServers())
+        .topicReplacement(topicPrefix + ".${routedByValue}")
+        .offsetFlushInterval(Duration.ofMillis(300))
+        .standbyPollInterval(Duration.ofMillis(200))
+        .leadershipCheckInterval(Duration.ofMillis(500))
+        .restartBackoff(Duration.ofMillis(200), Duration.ofSeconds(2));
+  }
+
+  private OutboxRelay relay(RelaySettings settings) {
+    return relay(settings, RelayListener.NONE);
+  }
+
+  private OutboxRelay relay(RelaySettings settings, RelayListener listener) {
+    OutboxRelay relay = new OutboxRelay(settings, listener);
+    cleanup.add(relay);
+    return relay;
+  }
+
+  private OutboxRelay started(OutboxRelay relay) throws Exception {
+    relay.start();
+    awaitTrue(() -> relay.state() == RelayState.RUNNING, "relay running");
+    awaitSlot();
+    return relay;
+  }
+
+  /** Only rows inserted after the slot exists are events (snapshot.mode=no_data). */
+  private void awaitSlot() throws Exception {
+    awaitTrue(
+        () -> {
+          try (Connection connection = database.connect();
+              Statement statement = connection.createStatement();
+              ResultSet row =
+                  statement.executeQuery(
+                      "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()"
+                          + " AND active")) {
+            row.next();
+            return row.getInt(1) == 1;
+          } catch (SQLException e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        "replication slot active");
+  }
+
+  private void terminateSessionsOf(OutboxRelay relay) throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+              + " WHERE datname = current_database() AND application_name = '"
+              + relay.instanceName() + "'");
+      statement.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+              + " WHERE database = current_database() AND active");
+    }
+  }
+
+  private void dropRoleLater(String role) {
+    // The database owns the grants; it is dropped after this runs, so only try.
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("REVOKE ALL ON outbox, iox_relay_offsets FROM " + role);
+      statement.execute("REVOKE ALL ON SCHEMA public FROM " + role);
+      statement.execute("DROP ROLE " + role);
+    } catch (SQLException e) {
+      System.out.println("could not drop role " + role + ": " + e.getMessage());
+    }
+  }
+
+  private String topic(String aggregateType) {
+    return topicPrefix + "." + aggregateType;
+  }
+
+  private static Set<String> distinctIds(List<ConsumerRecord<String, byte[]>> records) {
+    Set<String> ids = new HashSet<>();
+    records.forEach(r -> ids.add(header(r, "id")));
+    return ids;
+  }
+
+  private interface Work {
+    void run(Connection connection) throws SQLException;
+  }
+
+  private void inTransaction(Work work) throws SQLException {
+    try (Connection connection = database.connect()) {
+      connection.setAutoCommit(false);
+      work.run(connection);
+      connection.commit();
+    }
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+    Instant deadline = Instant.now().plus(PATIENCE);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+}
