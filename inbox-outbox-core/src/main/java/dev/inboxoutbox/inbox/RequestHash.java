@@ -36,6 +36,15 @@ public record RequestHash(String hex) {
     return ofJsonTree(CanonicalJson.parse(json));
   }
 
+  /**
+   * Parses JSON as strictly as the hash does (duplicate members and trailing content rejected,
+   * decimals exact), for callers that need the tree and the hash: parse once, then {@link
+   * #ofJsonTree}. Throws {@link InvalidPayloadException}.
+   */
+  public static JsonNode parseJson(byte[] json) {
+    return CanonicalJson.parse(json);
+  }
+
   /** Hashes the canonical form of an already parsed JSON tree. */
   public static RequestHash ofJsonTree(JsonNode json) {
     return ofBytes(CanonicalJson.toBytes(json));

@@ -1,0 +1,387 @@
+package dev.inboxoutbox.consumer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
+import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.inbox.InvalidIdempotencyKeyException;
+import dev.inboxoutbox.inbox.InvalidPayloadException;
+import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.inbox.RequestHash;
+import dev.inboxoutbox.inbox.Scope;
+import dev.inboxoutbox.outbox.Outbox;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies a polled batch exactly once per key, independent of how records are polled (plain
+ * KafkaConsumer or a spring-kafka batch listener).
+ *
+ * <p>One database transaction claims every key of the batch in one statement, runs the handler for
+ * the new ones, records their outcomes and commits. If a handler fails, the transaction rolls back
+ * and the batch is retried one record per transaction, so one bad record never blocks the others:
+ * alone, it is dead-lettered. Dead letters are acknowledged by Kafka before this returns; the caller
+ * commits the offsets afterwards.
+ */
+public final class BatchProcessor {
+
+  private static final Logger log = LoggerFactory.getLogger(BatchProcessor.class);
+
+  private final DataSource dataSource;
+  private final Inbox inbox;
+  private final Outbox outbox;
+  private final ConsumerSettings settings;
+  private final MessageHandler handler;
+  private final DeadLetters deadLetters;
+  private final ConsumerStats stats;
+  private final CrashInjector crashInjector;
+
+  BatchProcessor(
+      DataSource dataSource,
+      Inbox inbox,
+      Outbox outbox,
+      ConsumerSettings settings,
+      MessageHandler handler,
+      DeadLetters deadLetters,
+      ConsumerStats stats,
+      CrashInjector crashInjector) {
+    this.dataSource = dataSource;
+    this.inbox = inbox;
+    this.outbox = outbox;
+    this.settings = settings;
+    this.handler = handler;
+    this.deadLetters = deadLetters;
+    this.stats = stats;
+    this.crashInjector = crashInjector;
+  }
+
+  /**
+   * Processes records in the order given (per-partition order is kept). Returns when each record
+   * is applied, absorbed as a duplicate, or dead-lettered.
+   *
+   * @throws TransientFailureException when the database or Kafka fails; records before {@link
+   *     TransientFailureException#resumeAt()} are done
+   */
+  public void process(List<ConsumerRecord<String, byte[]>> records)
+      throws TransientFailureException, InterruptedException {
+    if (records.isEmpty()) {
+      return;
+    }
+    stats.batch();
+    List<DeadLetters.Entry> rejected = new ArrayList<>();
+    List<Prepared> valid = new ArrayList<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      Prepared prepared = prepare(record);
+      if (prepared.deadLetter != null) {
+        rejected.add(prepared.deadLetter);
+      } else {
+        valid.add(prepared);
+      }
+    }
+    Map<TopicPartition, Long> resumeAt = firstOffsets(records);
+    try {
+      try {
+        rejected.addAll(applyInOneTransaction(valid));
+      } catch (RecordFailedException batchFailure) {
+        stats.batchFallback();
+        log.info(
+            "batch of {} failed ({}); retrying one record per transaction",
+            valid.size(),
+            batchFailure.getMessage());
+        for (Prepared one : valid) {
+          try {
+            rejected.addAll(applyInOneTransaction(List.of(one)));
+          } catch (RecordFailedException alone) {
+            rejected.add(
+                new DeadLetters.Entry(
+                    one.record, alone.reason, alone.getMessage(), one.message.idempotencyKey().value()));
+          }
+        }
+      }
+    } catch (DatabaseUnavailableException e) {
+      stats.transientFailure();
+      throw new TransientFailureException("database failed: " + e.getMessage(), e.getCause(), resumeAt);
+    }
+    publishDeadLetters(rejected, resumeAt);
+    stats.records(records.size());
+  }
+
+  private void publishDeadLetters(List<DeadLetters.Entry> entries, Map<TopicPartition, Long> resumeAt)
+      throws TransientFailureException, InterruptedException {
+    if (entries.isEmpty()) {
+      return;
+    }
+    try {
+      deadLetters.publish(entries);
+    } catch (ExecutionException e) {
+      stats.transientFailure();
+      // The database work is committed; replaying the batch is absorbed by the inbox.
+      throw new TransientFailureException(
+          "dead-letter topic did not acknowledge: " + e.getCause(), e.getCause(), resumeAt);
+    }
+    for (DeadLetters.Entry entry : entries) {
+      stats.deadLettered(entry.reason());
+      log.warn(
+          "dead-lettered {}-{}@{} to {}: {} {}",
+          entry.record().topic(),
+          entry.record().partition(),
+          entry.record().offset(),
+          deadLetters.topicFor(entry.record().topic()),
+          entry.reason(),
+          entry.detail());
+    }
+  }
+
+  /** Returns the dead letters the transaction produced (conflicts); throws if a record failed. */
+  private List<DeadLetters.Entry> applyInOneTransaction(List<Prepared> batch)
+      throws RecordFailedException, DatabaseUnavailableException {
+    if (batch.isEmpty()) {
+      return List.of();
+    }
+    List<DeadLetters.Entry> conflicts = new ArrayList<>();
+    List<Applied> applied = new ArrayList<>();
+    Connection connection = null;
+    try {
+      connection = dataSource.getConnection();
+      connection.setAutoCommit(false);
+      List<ClaimResult> claims = claim(connection, batch);
+      List<Inbox.Completion> completions = new ArrayList<>();
+      for (int i = 0; i < batch.size(); i++) {
+        Prepared prepared = batch.get(i);
+        ClaimResult claim = claims.get(i);
+        if (claim instanceof ClaimResult.Duplicate) {
+          applied.add(new Applied(null, 0, 0, true));
+        } else if (claim instanceof ClaimResult.Conflict conflict) {
+          conflicts.add(
+              new DeadLetters.Entry(
+                  prepared.record,
+                  DeadLetterReason.CONFLICT,
+                  "idempotency key already used for another payload (stored request hash "
+                      + conflict.original().requestHash().hex() + ", this one "
+                      + prepared.request.requestHash().hex() + ")",
+                  prepared.message.idempotencyKey().value()));
+        } else {
+          HandlerContext context = new HandlerContext(connection, outbox, prepared.message);
+          long started = System.nanoTime();
+          Outcome outcome = runHandler(prepared, context);
+          applied.add(new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
+          if (claim instanceof ClaimResult.New fresh) {
+            completions.add(new Inbox.Completion(fresh, outcome));
+          }
+        }
+      }
+      if (!completions.isEmpty() && settings.dedupEnabled()) {
+        inbox.completeAll(connection, completions);
+      }
+      connection.commit();
+    } catch (RecordFailedException e) {
+      rollback(connection);
+      throw e;
+    } catch (Exception e) {
+      rollback(connection);
+      if (Transience.isTransient(e)) {
+        throw new DatabaseUnavailableException(e);
+      }
+      throw new RecordFailedException(DeadLetterReason.HANDLER_ERROR, describe(e));
+    } finally {
+      close(connection);
+    }
+    for (Applied done : applied) {
+      if (done.duplicate) {
+        stats.duplicate();
+      } else {
+        stats.applied(done.outcome.isRejection(), done.nanos, done.emitted);
+      }
+    }
+    return conflicts;
+  }
+
+  private List<ClaimResult> claim(Connection connection, List<Prepared> batch) {
+    if (!settings.dedupEnabled()) {
+      // The negative control: with the inbox off every record counts as new.
+      List<ClaimResult> unguarded = new ArrayList<>(batch.size());
+      batch.forEach(p -> unguarded.add(new ClaimResult.New(p.request)));
+      return unguarded;
+    }
+    List<ClaimRequest> requests = new ArrayList<>(batch.size());
+    batch.forEach(p -> requests.add(p.request));
+    return inbox.claimAll(connection, requests);
+  }
+
+  private Outcome runHandler(Prepared prepared, HandlerContext context) throws Exception {
+    try {
+      crashInjector.at(CrashPoint.MID_HANDLER);
+      Outcome outcome = handler.handle(prepared.message, context);
+      if (outcome == null) {
+        throw new IllegalStateException("handler returned no outcome");
+      }
+      return outcome;
+    } catch (PoisonMessageException poison) {
+      throw new RecordFailedException(poison.reason(), poison.getMessage());
+    }
+  }
+
+  private Prepared prepare(ConsumerRecord<String, byte[]> record) {
+    String keyText = null;
+    try {
+      byte[] value = record.value();
+      if (value != null && value.length > settings.maxPayloadBytes()) {
+        keyText = settings.keyExtractor().extract(record, null);
+        return Prepared.rejected(
+            record, DeadLetterReason.OVERSIZE,
+            "payload has " + value.length + " bytes; the limit is " + settings.maxPayloadBytes(), keyText);
+      }
+      JsonNode payload;
+      RequestHash hash;
+      try {
+        payload = RequestHash.parseJson(value);
+        hash = RequestHash.ofJsonTree(payload);
+      } catch (InvalidPayloadException e) {
+        keyText = settings.keyExtractor().extract(record, null);
+        return Prepared.rejected(record, DeadLetterReason.MALFORMED_PAYLOAD, e.getMessage(), keyText);
+      }
+      keyText = settings.keyExtractor().extract(record, payload);
+      IdempotencyKey key;
+      try {
+        key = IdempotencyKey.of(keyText);
+      } catch (InvalidIdempotencyKeyException e) {
+        return Prepared.rejected(
+            record, DeadLetterReason.INVALID_KEY, e.getMessage(), keyText == null ? null : truncate(keyText));
+      }
+      Scope scope =
+          new Scope(
+              header(record, settings.tenantHeader()),
+              header(record, settings.principalHeader()),
+              settings.operation());
+      Instant timestamp =
+          record.timestamp() < 0
+              ? null
+              : Instant.ofEpochMilli(record.timestamp());
+      Duration keyTtl = inbox.retentionFor(settings.operation()).keyTtl();
+      if (timestamp != null && timestamp.isBefore(Instant.now().minus(keyTtl))) {
+        if (settings.tooOldPolicy() == TooOldPolicy.DEAD_LETTER) {
+          return Prepared.rejected(
+              record, DeadLetterReason.TOO_OLD,
+              "record from " + timestamp + " is older than the key retention of " + keyTtl
+                  + "; its key may be gone, so a repeat could not be recognised", keyText);
+        }
+        stats.tooOldApplied();
+        log.warn("applying record {}-{}@{} older than the key retention ({})",
+            record.topic(), record.partition(), record.offset(), keyTtl);
+      }
+      Map<String, String> headers = new LinkedHashMap<>();
+      for (Header header : record.headers()) {
+        headers.put(header.key(), header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
+      }
+      Optional<String> type = Optional.ofNullable(headers.get("type"));
+      if (type.isEmpty() && payload.hasNonNull("type")) {
+        type = Optional.of(payload.get("type").asText());
+      }
+      IncomingMessage message =
+          new IncomingMessage(
+              record.topic(), record.partition(), record.offset(),
+              timestamp == null ? Instant.EPOCH : timestamp,
+              record.key(), key, scope, type, payload, headers);
+      return new Prepared(record, message, new ClaimRequest(scope, key, hash), null);
+    } catch (RuntimeException e) {
+      // A scope header that is too long, an extractor that throws: the record is bad, not the system.
+      return Prepared.rejected(record, DeadLetterReason.INVALID_KEY, describe(e), keyText);
+    }
+  }
+
+  private static String header(ConsumerRecord<String, byte[]> record, String name) {
+    if (name == null) {
+      return "";
+    }
+    Header header = record.headers().lastHeader(name);
+    return header == null || header.value() == null ? "" : new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  private static Map<TopicPartition, Long> firstOffsets(List<ConsumerRecord<String, byte[]>> records) {
+    Map<TopicPartition, Long> first = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      first.putIfAbsent(new TopicPartition(record.topic(), record.partition()), record.offset());
+    }
+    return first;
+  }
+
+  private static String truncate(String text) {
+    return text.length() > 300 ? text.substring(0, 300) + "..." : text;
+  }
+
+  private static String describe(Throwable e) {
+    return e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  private static void rollback(Connection connection) {
+    if (connection == null) {
+      return;
+    }
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      log.debug("rollback failed; the connection is closed next", e);
+    }
+  }
+
+  private static void close(Connection connection) {
+    if (connection == null) {
+      return;
+    }
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      log.debug("closing the connection failed", e);
+    }
+  }
+
+  private record Prepared(
+      ConsumerRecord<String, byte[]> record,
+      IncomingMessage message,
+      ClaimRequest request,
+      DeadLetters.Entry deadLetter) {
+
+    static Prepared rejected(
+        ConsumerRecord<String, byte[]> record, DeadLetterReason reason, String detail, String key) {
+      return new Prepared(record, null, null, new DeadLetters.Entry(record, reason, detail, key));
+    }
+  }
+
+  private record Applied(Outcome outcome, long nanos, int emitted, boolean duplicate) {}
+
+  /** One record cannot be applied; in a batch this sends the batch down to single records. */
+  private static final class RecordFailedException extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final DeadLetterReason reason;
+
+    RecordFailedException(DeadLetterReason reason, String message) {
+      super(message);
+      this.reason = reason;
+    }
+  }
+
+  private static final class DatabaseUnavailableException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    DatabaseUnavailableException(Exception cause) {
+      super(describe(cause), cause);
+    }
+  }
+}

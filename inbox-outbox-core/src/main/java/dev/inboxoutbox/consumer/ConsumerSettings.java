@@ -1,0 +1,166 @@
+package dev.inboxoutbox.consumer;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** How an idempotent consumer finds keys and scopes and treats bad records. */
+public final class ConsumerSettings {
+
+  private final String operation;
+  private final String tenantHeader;
+  private final String principalHeader;
+  private final KeyExtractor keyExtractor;
+  private final int maxPayloadBytes;
+  private final TooOldPolicy tooOldPolicy;
+  private final String deadLetterSuffix;
+  private final Duration retryBackoffMin;
+  private final Duration retryBackoffMax;
+  private final boolean dedupEnabled;
+
+  private ConsumerSettings(Builder b) {
+    if (b.operation == null || b.operation.isBlank()) {
+      throw new IllegalArgumentException("consumer setting operation (the inbox scope) is required");
+    }
+    this.operation = b.operation;
+    this.tenantHeader = b.tenantHeader;
+    this.principalHeader = b.principalHeader;
+    this.keyExtractor = Objects.requireNonNull(b.keyExtractor, "keyExtractor");
+    if (b.maxPayloadBytes <= 0) {
+      throw new IllegalArgumentException("maxPayloadBytes must be positive");
+    }
+    this.maxPayloadBytes = b.maxPayloadBytes;
+    this.tooOldPolicy = Objects.requireNonNull(b.tooOldPolicy, "tooOldPolicy");
+    if (b.deadLetterSuffix == null || b.deadLetterSuffix.isEmpty()) {
+      throw new IllegalArgumentException("deadLetterSuffix must not be empty");
+    }
+    this.deadLetterSuffix = b.deadLetterSuffix;
+    this.retryBackoffMin = Objects.requireNonNull(b.retryBackoffMin, "retryBackoffMin");
+    this.retryBackoffMax = Objects.requireNonNull(b.retryBackoffMax, "retryBackoffMax");
+    if (retryBackoffMin.isNegative() || retryBackoffMin.isZero() || retryBackoffMax.compareTo(retryBackoffMin) < 0) {
+      throw new IllegalArgumentException("retry backoff must be positive with max >= min");
+    }
+    this.dedupEnabled = b.dedupEnabled;
+  }
+
+  public static Builder builder(String operation) {
+    return new Builder().operation(operation);
+  }
+
+  public String operation() {
+    return operation;
+  }
+
+  public String tenantHeader() {
+    return tenantHeader;
+  }
+
+  public String principalHeader() {
+    return principalHeader;
+  }
+
+  public KeyExtractor keyExtractor() {
+    return keyExtractor;
+  }
+
+  public int maxPayloadBytes() {
+    return maxPayloadBytes;
+  }
+
+  public TooOldPolicy tooOldPolicy() {
+    return tooOldPolicy;
+  }
+
+  public String deadLetterSuffix() {
+    return deadLetterSuffix;
+  }
+
+  public Duration retryBackoffMin() {
+    return retryBackoffMin;
+  }
+
+  public Duration retryBackoffMax() {
+    return retryBackoffMax;
+  }
+
+  public boolean dedupEnabled() {
+    return dedupEnabled;
+  }
+
+  /** Builds {@link ConsumerSettings}. */
+  public static final class Builder {
+    private String operation;
+    private String tenantHeader;
+    private String principalHeader;
+    private KeyExtractor keyExtractor = KeyExtractor.idempotencyKeyHeader();
+    private int maxPayloadBytes = 1024 * 1024;
+    private TooOldPolicy tooOldPolicy = TooOldPolicy.DEAD_LETTER;
+    private String deadLetterSuffix = ".DLT";
+    private Duration retryBackoffMin = Duration.ofMillis(200);
+    private Duration retryBackoffMax = Duration.ofSeconds(10);
+    private boolean dedupEnabled = true;
+
+    private Builder() {}
+
+    /** The scope's operation: usually the consumer group or the use case ("order-consumer"). */
+    public Builder operation(String operation) {
+      this.operation = operation;
+      return this;
+    }
+
+    /** A header whose value scopes keys by tenant; absent header = no tenant. Default none. */
+    public Builder tenantHeader(String tenantHeader) {
+      this.tenantHeader = tenantHeader;
+      return this;
+    }
+
+    /** A header whose value scopes keys by sender/principal. Default none. */
+    public Builder principalHeader(String principalHeader) {
+      this.principalHeader = principalHeader;
+      return this;
+    }
+
+    /** Default: the {@code Idempotency-Key} header. */
+    public Builder keyExtractor(KeyExtractor keyExtractor) {
+      this.keyExtractor = keyExtractor;
+      return this;
+    }
+
+    /** Larger payloads are dead-lettered as OVERSIZE. Default 1 MiB. */
+    public Builder maxPayloadBytes(int maxPayloadBytes) {
+      this.maxPayloadBytes = maxPayloadBytes;
+      return this;
+    }
+
+    /** Default {@link TooOldPolicy#DEAD_LETTER}. */
+    public Builder tooOldPolicy(TooOldPolicy tooOldPolicy) {
+      this.tooOldPolicy = tooOldPolicy;
+      return this;
+    }
+
+    /** Dead letters of topic {@code t} go to {@code t + suffix}. Default {@code .DLT}. */
+    public Builder deadLetterSuffix(String deadLetterSuffix) {
+      this.deadLetterSuffix = deadLetterSuffix;
+      return this;
+    }
+
+    /** Pause after a transient database failure, doubling. Default 200 ms to 10 s. */
+    public Builder retryBackoff(Duration min, Duration max) {
+      this.retryBackoffMin = min;
+      this.retryBackoffMax = max;
+      return this;
+    }
+
+    /**
+     * Turns the inbox off: every record runs the handler, repeats included. Exists only so a chaos
+     * run can prove its verifier catches double effects; never in production.
+     */
+    public Builder dedupEnabled(boolean dedupEnabled) {
+      this.dedupEnabled = dedupEnabled;
+      return this;
+    }
+
+    public ConsumerSettings build() {
+      return new ConsumerSettings(this);
+    }
+  }
+}

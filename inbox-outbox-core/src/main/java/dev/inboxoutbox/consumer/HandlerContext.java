@@ -1,0 +1,61 @@
+package dev.inboxoutbox.consumer;
+
+import dev.inboxoutbox.outbox.Outbox;
+import dev.inboxoutbox.outbox.OutboxEvent;
+import java.sql.Connection;
+import java.util.List;
+
+/** What a handler may touch: the batch's transaction and the outbox in it. */
+public final class HandlerContext {
+
+  private final Connection connection;
+  private final Outbox outbox;
+  private final IncomingMessage message;
+  private int emitted;
+
+  HandlerContext(Connection connection, Outbox outbox, IncomingMessage message) {
+    this.connection = connection;
+    this.outbox = outbox;
+    this.message = message;
+  }
+
+  /** The open transaction; do not commit, roll back or close it. */
+  public Connection connection() {
+    return connection;
+  }
+
+  /**
+   * Appends an event to the outbox in this transaction. Unless the event sets them, its causation
+   * id is the incoming idempotency key, and the correlation id and traceparent are carried over
+   * from the incoming headers (the correlation id defaults to the incoming key).
+   */
+  public void emit(OutboxEvent event) {
+    emitAll(List.of(event));
+  }
+
+  public void emitAll(List<OutboxEvent> events) {
+    List<OutboxEvent> traced =
+        events.stream().map(this::traced).toList();
+    outbox.appendAll(connection, traced);
+    emitted += traced.size();
+  }
+
+  int emitted() {
+    return emitted;
+  }
+
+  private OutboxEvent traced(OutboxEvent event) {
+    OutboxEvent traced = event;
+    String key = message.idempotencyKey().value();
+    if (traced.causationId().isEmpty()) {
+      traced = traced.withCausationId(key);
+    }
+    if (traced.correlationId().isEmpty()) {
+      traced = traced.withCorrelationId(message.header("correlation-id").orElse(key));
+    }
+    if (traced.traceparent().isEmpty() && message.header("traceparent").isPresent()) {
+      traced = traced.withTraceparent(message.header("traceparent").get());
+    }
+    return traced;
+  }
+}

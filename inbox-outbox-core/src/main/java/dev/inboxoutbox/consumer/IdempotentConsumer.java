@@ -1,0 +1,285 @@
+package dev.inboxoutbox.consumer;
+
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.outbox.Outbox;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A plain kafka-clients consumer loop with exactly-once effects: poll, {@link BatchProcessor
+ * process} the batch in one database transaction, then commit the offsets. A crash anywhere before
+ * the offset commit redelivers the batch, and the inbox absorbs what was already applied.
+ *
+ * <p>On a transient database failure nothing more is committed: the affected partitions are
+ * rewound and paused for a backoff (doubling up to the configured maximum) while the loop keeps
+ * polling, so the group membership stays alive and nothing spins.
+ *
+ * <pre>{@code
+ * IdempotentConsumer consumer = IdempotentConsumer.builder()
+ *     .kafka(Map.of("bootstrap.servers", "kafka:9092", "group.id", "order-consumer"))
+ *     .topics("orders")
+ *     .dataSource(dataSource)
+ *     .settings(ConsumerSettings.builder("order-consumer").build())
+ *     .handler((message, context) -> placeOrder(message, context))
+ *     .build();
+ * consumer.start();   // or run() on a thread of your own
+ * }</pre>
+ */
+public final class IdempotentConsumer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(IdempotentConsumer.class);
+
+  private final Map<String, Object> kafkaProperties;
+  private final List<String> topics;
+  private final ConsumerSettings settings;
+  private final BatchProcessor processor;
+  private final KafkaProducer<String, byte[]> deadLetterProducer;
+  private final ConsumerStats stats;
+  private final CrashInjector crashInjector;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile KafkaConsumer<String, byte[]> consumer;
+  private volatile boolean closing;
+  private Thread thread;
+
+  private IdempotentConsumer(Builder b) {
+    this.kafkaProperties = new HashMap<>(Objects.requireNonNull(b.kafka, "kafka properties"));
+    if (!kafkaProperties.containsKey(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+      throw new IllegalArgumentException("kafka properties need bootstrap.servers");
+    }
+    this.settings = Objects.requireNonNull(b.settings, "settings");
+    kafkaProperties.putIfAbsent(ConsumerConfig.GROUP_ID_CONFIG, settings.operation());
+    if (b.topics.isEmpty()) {
+      throw new IllegalArgumentException("at least one topic is required");
+    }
+    this.topics = List.copyOf(b.topics);
+    this.stats = new ConsumerStats();
+    this.crashInjector = b.crashInjector;
+    Properties producer = new Properties();
+    producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+    producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    producer.put(ProducerConfig.ACKS_CONFIG, "all");
+    producer.put(ProducerConfig.CLIENT_ID_CONFIG, settings.operation() + "-dead-letters");
+    producer.putAll(b.producerOverrides);
+    this.deadLetterProducer =
+        new KafkaProducer<>(producer, new StringSerializer(), new ByteArraySerializer());
+    this.processor =
+        new BatchProcessor(
+            Objects.requireNonNull(b.dataSource, "dataSource"),
+            b.inbox,
+            b.outbox,
+            settings,
+            Objects.requireNonNull(b.handler, "handler"),
+            new DeadLetters(deadLetterProducer, settings.deadLetterSuffix(), settings.operation()),
+            stats,
+            crashInjector);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public ConsumerStats stats() {
+    return stats;
+  }
+
+  /** Runs the loop on a new thread named after the operation. */
+  public synchronized IdempotentConsumer start() {
+    if (thread != null) {
+      throw new IllegalStateException("already started");
+    }
+    thread = new Thread(this::run, "iox-consumer-" + settings.operation());
+    thread.start();
+    return this;
+  }
+
+  /** Runs the loop on the calling thread until {@link #close()}. */
+  public void run() {
+    Map<String, Object> properties = new HashMap<>(kafkaProperties);
+    properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    properties.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
+    try (KafkaConsumer<String, byte[]> kafka =
+        new KafkaConsumer<>(properties, new StringDeserializer(), new ByteArrayDeserializer())) {
+      consumer = kafka;
+      if (closing) {
+        return;
+      }
+      kafka.subscribe(topics);
+      loop(kafka);
+    } catch (WakeupException e) {
+      if (!closing) {
+        throw e;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private void loop(KafkaConsumer<String, byte[]> kafka) throws InterruptedException {
+    Duration backoff = settings.retryBackoffMin();
+    Instant resumeAt = null;
+    while (!closing) {
+      if (resumeAt != null && !Instant.now().isBefore(resumeAt)) {
+        kafka.resume(kafka.paused());
+        resumeAt = null;
+      }
+      ConsumerRecords<String, byte[]> polled = kafka.poll(Duration.ofMillis(100));
+      if (polled.isEmpty()) {
+        continue;
+      }
+      List<ConsumerRecord<String, byte[]>> records = new ArrayList<>(polled.count());
+      polled.forEach(records::add);
+      try {
+        processor.process(records);
+        crashInjector.at(CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT);
+        commit(kafka, nextOffsets(records));
+        backoff = settings.retryBackoffMin();
+      } catch (TransientFailureException e) {
+        log.warn("{}; pausing {} partition(s) for {}", e.getMessage(), e.resumeAt().size(), backoff);
+        Collection<TopicPartition> partitions = e.resumeAt().keySet();
+        e.resumeAt().forEach(kafka::seek);
+        kafka.pause(partitions);
+        resumeAt = Instant.now().plus(backoff);
+        backoff = min(backoff.multipliedBy(2), settings.retryBackoffMax());
+      }
+    }
+  }
+
+  private static void commit(KafkaConsumer<String, byte[]> kafka, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    try {
+      kafka.commitSync(offsets);
+    } catch (CommitFailedException e) {
+      // The partitions moved to another member, which re-reads them; the inbox absorbs the repeats.
+      log.info("offset commit refused after a rebalance; the new owner replays the batch");
+    }
+  }
+
+  private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(List<ConsumerRecord<String, byte[]>> records) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      offsets.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+    }
+    return offsets;
+  }
+
+  /** Stops polling after the current batch and waits for the loop to end. */
+  @Override
+  public void close() {
+    closing = true;
+    KafkaConsumer<String, byte[]> current = consumer;
+    if (current != null) {
+      current.wakeup();
+    }
+    Thread running;
+    synchronized (this) {
+      running = thread;
+    }
+    if (running != null) {
+      try {
+        stopped.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    deadLetterProducer.close(Duration.ofSeconds(5));
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** Builds an {@link IdempotentConsumer}. */
+  public static final class Builder {
+    private Map<String, Object> kafka;
+    private final Map<String, Object> producerOverrides = new HashMap<>();
+    private final List<String> topics = new ArrayList<>();
+    private DataSource dataSource;
+    private ConsumerSettings settings;
+    private MessageHandler handler;
+    private Inbox inbox = Inbox.builder().build();
+    private Outbox outbox = Outbox.builder().build();
+    private CrashInjector crashInjector = CrashInjector.NONE;
+
+    private Builder() {}
+
+    /** Consumer properties: at least bootstrap.servers; group.id defaults to the operation. */
+    public Builder kafka(Map<String, ?> properties) {
+      this.kafka = new HashMap<>(properties);
+      return this;
+    }
+
+    /** Extra settings for the dead-letter producer (security, ...). */
+    public Builder deadLetterProducerProperty(String name, Object value) {
+      this.producerOverrides.put(name, value);
+      return this;
+    }
+
+    public Builder topics(String... topics) {
+      this.topics.addAll(List.of(topics));
+      return this;
+    }
+
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = dataSource;
+      return this;
+    }
+
+    public Builder settings(ConsumerSettings settings) {
+      this.settings = settings;
+      return this;
+    }
+
+    public Builder handler(MessageHandler handler) {
+      this.handler = handler;
+      return this;
+    }
+
+    /** Default: {@code Inbox.builder().build()} (24 h outcomes, 7 day keys). */
+    public Builder inbox(Inbox inbox) {
+      this.inbox = Objects.requireNonNull(inbox, "inbox");
+      return this;
+    }
+
+    /** Default: {@code Outbox.builder().build()} (rows kept). */
+    public Builder outbox(Outbox outbox) {
+      this.outbox = Objects.requireNonNull(outbox, "outbox");
+      return this;
+    }
+
+    public Builder crashInjector(CrashInjector crashInjector) {
+      this.crashInjector = Objects.requireNonNull(crashInjector, "crashInjector");
+      return this;
+    }
+
+    public IdempotentConsumer build() {
+      return new IdempotentConsumer(this);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.inboxoutbox.consumer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.inboxoutbox.inbox.IdempotencyKey;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * Finds a record's idempotency key. Returns null when there is none; the runtime then dead-letters
+ * the record as {@link DeadLetterReason#INVALID_KEY}, as it does for a key that fails validation.
+ */
+@FunctionalInterface
+public interface KeyExtractor {
+
+  String extract(ConsumerRecord<String, byte[]> record, JsonNode payload);
+
+  /** The {@code Idempotency-Key} header: the default, and what the relay sets. */
+  static KeyExtractor idempotencyKeyHeader() {
+    return header(IdempotencyKey.HEADER);
+  }
+
+  /** The last header of that name, as UTF-8 text. */
+  static KeyExtractor header(String name) {
+    Objects.requireNonNull(name, "name");
+    return (record, payload) -> {
+      Header header = record.headers().lastHeader(name);
+      return header == null || header.value() == null
+          ? null
+          : new String(header.value(), StandardCharsets.UTF_8);
+    };
+  }
+
+  /** A top-level text field of the JSON payload, e.g. an event id. */
+  static KeyExtractor payloadField(String field) {
+    Objects.requireNonNull(field, "field");
+    return (record, payload) -> {
+      JsonNode value = payload == null ? null : payload.get(field);
+      return value == null || value.isNull() ? null : value.asText();
+    };
+  }
+
+  /** This extractor, or {@code fallback} where it finds nothing. */
+  default KeyExtractor orElse(KeyExtractor fallback) {
+    return (record, payload) -> {
+      String key = extract(record, payload);
+      return key != null ? key : fallback.extract(record, payload);
+    };
+  }
+}

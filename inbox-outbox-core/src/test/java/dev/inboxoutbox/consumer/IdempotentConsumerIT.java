@@ -1,0 +1,363 @@
+package dev.inboxoutbox.consumer;
+
+import static dev.inboxoutbox.TopicReader.header;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inboxoutbox.MigratedDatabase;
+import dev.inboxoutbox.TopicReader;
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.outbox.OutboxEvent;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class IdempotentConsumerIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+  private Database database;
+  private String topic;
+  private KafkaProducer<String, byte[]> producer;
+  private final List<AutoCloseable> cleanup = new ArrayList<>();
+
+  /** Places an order per message; type "Mystery" is unknown, payload "explode" fails the handler. */
+  private final MessageHandler placeOrder =
+      (message, context) -> {
+        String type = message.type().orElse("PlaceOrder");
+        if (type.equals("Mystery")) {
+          throw PoisonMessageException.unknownType(type);
+        }
+        if (message.payload().path("explode").asBoolean()) {
+          throw new IllegalStateException("handler cannot apply this order");
+        }
+        int quantity = message.payload().path("qty").asInt();
+        if (quantity <= 0) {
+          return Outcome.rejected("{\"reason\":\"quantity must be positive\"}");
+        }
+        try (PreparedStatement insert =
+            context.connection().prepareStatement("INSERT INTO orders (key, qty) VALUES (?, ?)")) {
+          insert.setString(1, message.idempotencyKey().value());
+          insert.setInt(2, quantity);
+          insert.executeUpdate();
+        }
+        context.emit(
+            OutboxEvent.of("order", message.recordKey(), "PaymentRequested", "{\"qty\":" + quantity + "}"));
+        return Outcome.success("{\"placed\":true}");
+      };
+
+  @BeforeEach
+  void setUp() throws SQLException {
+    database = MigratedDatabase.create();
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      // No unique constraint on purpose: only the inbox may stop a second effect.
+      statement.execute("CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL, qty int NOT NULL)");
+    }
+    topic = "orders-" + UUID.randomUUID().toString().substring(0, 8);
+    producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
+            new StringSerializer(),
+            new ByteArraySerializer());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (int i = cleanup.size() - 1; i >= 0; i--) {
+      cleanup.get(i).close();
+    }
+    producer.close();
+    database.close();
+  }
+
+  @Test
+  void redeliveriesAndClientRetriesApplyOnceAndEmitOneEventEach() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      send("c-" + i, "key-" + i, "{\"qty\":" + (i + 1) + "}", null);
+    }
+    for (int i = 0; i < 10; i++) {
+      send("c-" + i, "key-" + i, "{ \"qty\" : " + (i + 1) + " }", null); // a client retry, re-serialised
+    }
+    producer.flush();
+    IdempotentConsumer consumer = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+
+    awaitTrue(() -> consumer.stats().snapshot().records() >= 30, "all 30 records consumed");
+    ConsumerStats.Snapshot stats = consumer.stats().snapshot();
+    assertThat(stats.applied()).isEqualTo(20);
+    assertThat(stats.duplicates()).isEqualTo(10);
+    assertThat(stats.deadLettered()).isZero();
+    assertThat(count("SELECT count(*) FROM orders")).isEqualTo(20);
+    assertThat(count("SELECT count(DISTINCT key) FROM orders")).isEqualTo(20);
+    assertThat(count("SELECT count(*) FROM outbox")).isEqualTo(20);
+    assertThat(count("SELECT count(*) FROM outbox WHERE causation_id LIKE 'key-%'")).isEqualTo(20);
+    assertThat(count("SELECT count(*) FROM inbox WHERE status = 'COMPLETED'")).isEqualTo(20);
+  }
+
+  @Test
+  void aCrashAfterTheDatabaseCommitBeforeTheOffsetCommitLeavesOneEffect() throws Exception {
+    for (int i = 0; i < 40; i++) {
+      send("c-" + (i % 4), "key-" + i, "{\"qty\":1}", null);
+    }
+    producer.flush();
+    AtomicBoolean crashed = new AtomicBoolean();
+    CrashInjector crashOnce =
+        point -> {
+          if (point == CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT && crashed.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected crash after the database commit");
+          }
+        };
+    IdempotentConsumer first = started(consumer(settings().build(), crashOnce, database.dataSource()));
+    awaitTrue(crashed::get, "first consumer crashed");
+    long appliedBeforeCrash = first.stats().snapshot().applied();
+    assertThat(appliedBeforeCrash).isPositive();
+
+    IdempotentConsumer second = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+    awaitTrue(() -> count("SELECT count(*) FROM inbox") == 40 && second.stats().snapshot().duplicates() >= appliedBeforeCrash,
+        "second consumer replays the uncommitted batch");
+
+    System.out.printf(
+        "crash after DB commit: %d applied before the crash, %d redelivered and absorbed%n",
+        appliedBeforeCrash, second.stats().snapshot().duplicates());
+    assertThat(count("SELECT count(*) FROM orders")).isEqualTo(40);
+    assertThat(count("SELECT count(*) FROM outbox")).isEqualTo(40);
+  }
+
+  @Test
+  void everyDeadLetterReasonEndToEndWhileThePartitionMovesOn() throws Exception {
+    String aggregate = "c-1"; // one record key: one partition, so poison sits in front of good records
+    send(aggregate, "ok-1", "{\"qty\":1}", null);
+    send(aggregate, "bad-json", "{\"qty\":", null);
+    send(aggregate, null, "{\"qty\":1}", null);
+    send(aggregate, "x".repeat(256), "{\"qty\":1}", null);
+    send(aggregate, "ok-1", "{\"qty\":2}", null); // same key, other payload
+    send(aggregate, "mystery", "{\"qty\":1}", "Mystery");
+    send(aggregate, "big", "{\"qty\":1,\"pad\":\"" + "p".repeat(600) + "\"}", null);
+    producer.send(record(aggregate, "old", "{\"qty\":1}", null, Instant.now().minus(Duration.ofDays(8)).toEpochMilli()));
+    send(aggregate, "explode", "{\"qty\":1,\"explode\":true}", null);
+    send(aggregate, "ok-2", "{\"qty\":0}", null); // a business rejection: stored, not dead-lettered
+    send(aggregate, "ok-3", "{\"qty\":3}", null);
+    producer.flush();
+
+    IdempotentConsumer consumer =
+        started(consumer(settings().maxPayloadBytes(500).build(), CrashInjector.NONE, database.dataSource()));
+    awaitTrue(() -> consumer.stats().snapshot().records() >= 11, "all records consumed");
+
+    List<ConsumerRecord<String, byte[]>> deadLetters;
+    try (TopicReader reader = new TopicReader(topic + ".DLT")) {
+      deadLetters = reader.readUntil(seen -> seen.size() >= 8, PATIENCE);
+    }
+    Map<String, String> reasonByKey = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> dead : deadLetters) {
+      assertThat(header(dead, DeadLetters.ORIGINAL_TOPIC)).isEqualTo(topic);
+      assertThat(header(dead, DeadLetters.ORIGINAL_PARTITION)).isNotNull();
+      assertThat(header(dead, DeadLetters.ORIGINAL_OFFSET)).isNotNull();
+      assertThat(header(dead, DeadLetters.DETAIL)).isNotBlank();
+      assertThat(header(dead, DeadLetters.CONSUMER)).isEqualTo("order-consumer");
+      String key = header(dead, DeadLetters.IDEMPOTENCY_KEY);
+      reasonByKey.put(key == null ? "<none>" : key.length() > 20 ? "<long>" : key, header(dead, DeadLetters.REASON));
+    }
+    assertThat(reasonByKey)
+        .containsEntry("bad-json", "MALFORMED_PAYLOAD")
+        .containsEntry("<none>", "INVALID_KEY")
+        .containsEntry("<long>", "INVALID_KEY")
+        .containsEntry("ok-1", "CONFLICT")
+        .containsEntry("mystery", "UNKNOWN_TYPE")
+        .containsEntry("big", "OVERSIZE")
+        .containsEntry("old", "TOO_OLD")
+        .containsEntry("explode", "HANDLER_ERROR")
+        .hasSize(8);
+    assertThat(count("SELECT count(*) FROM orders")).as("ok-1 and ok-3 applied").isEqualTo(2);
+    assertThat(count("SELECT qty FROM orders WHERE key = 'ok-1'")).as("conflict left the original").isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key = 'ok-2' AND status = 'FAILED'")).isEqualTo(1);
+    ConsumerStats.Snapshot stats = consumer.stats().snapshot();
+    assertThat(stats.deadLettered()).isEqualTo(8);
+    assertThat(stats.rejections()).isEqualTo(1);
+    assertThat(stats.batchFallbacks()).isPositive();
+  }
+
+  @Test
+  void transientDatabaseFailuresPauseAndRetryWithoutLossOrDeadLetters() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      send("c-" + i, "key-" + i, "{\"qty\":1}", null);
+    }
+    producer.flush();
+    DataSource flaky = new FailingFirst(database.dataSource(), 3);
+    IdempotentConsumer consumer =
+        started(
+            consumer(
+                settings().retryBackoff(Duration.ofMillis(50), Duration.ofMillis(400)).build(),
+                CrashInjector.NONE,
+                flaky));
+    awaitTrue(() -> count("SELECT count(*) FROM orders") == 10, "all orders applied after the outage");
+    ConsumerStats.Snapshot stats = consumer.stats().snapshot();
+    assertThat(stats.transientFailures()).isGreaterThanOrEqualTo(3);
+    assertThat(stats.deadLettered()).isZero();
+  }
+
+  @Test
+  void withTheInboxOffRepeatsApplyTwiceWhichIsWhatTheChaosVerifierMustCatch() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      send("c-" + i, "key-" + i, "{\"qty\":1}", null);
+      send("c-" + i, "key-" + i, "{\"qty\":1}", null);
+    }
+    producer.flush();
+    IdempotentConsumer consumer =
+        started(consumer(settings().dedupEnabled(false).build(), CrashInjector.NONE, database.dataSource()));
+    awaitTrue(() -> consumer.stats().snapshot().records() >= 10, "all consumed");
+    assertThat(count("SELECT count(*) FROM orders")).isEqualTo(10);
+    assertThat(count("SELECT count(*) FROM inbox")).isZero();
+  }
+
+  private ConsumerSettings.Builder settings() {
+    return ConsumerSettings.builder("order-consumer");
+  }
+
+  private IdempotentConsumer consumer(ConsumerSettings settings, CrashInjector crash, DataSource dataSource) {
+    IdempotentConsumer consumer =
+        IdempotentConsumer.builder()
+            .kafka(
+                Map.of(
+                    "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
+                    "group.id", "group-" + topic,
+                    "metadata.max.age.ms", "500",
+                    "session.timeout.ms", "6000",
+                    "heartbeat.interval.ms", "500"))
+            .topics(topic)
+            .dataSource(dataSource)
+            .settings(settings)
+            .handler(placeOrder)
+            .crashInjector(crash)
+            .build();
+    cleanup.add(consumer);
+    return consumer;
+  }
+
+  private static IdempotentConsumer started(IdempotentConsumer consumer) {
+    return consumer.start();
+  }
+
+  private void send(String recordKey, String idempotencyKey, String json, String type) {
+    producer.send(record(recordKey, idempotencyKey, json, type, null));
+  }
+
+  private ProducerRecord<String, byte[]> record(
+      String recordKey, String idempotencyKey, String json, String type, Long timestamp) {
+    ProducerRecord<String, byte[]> record =
+        new ProducerRecord<>(topic, null, timestamp, recordKey, json.getBytes(StandardCharsets.UTF_8));
+    if (idempotencyKey != null) {
+      record.headers().add("Idempotency-Key", idempotencyKey.getBytes(StandardCharsets.UTF_8));
+    }
+    if (type != null) {
+      record.headers().add("type", type.getBytes(StandardCharsets.UTF_8));
+    }
+    return record;
+  }
+
+  private int count(String sql) {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery(sql)) {
+      row.next();
+      return row.getInt(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+    Instant deadline = Instant.now().plus(PATIENCE);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** A real data source whose first connections fail the way a restarting database does. */
+  private static final class FailingFirst implements DataSource {
+    private final DataSource delegate;
+    private final AtomicInteger failuresLeft;
+
+    FailingFirst(DataSource delegate, int failures) {
+      this.delegate = delegate;
+      this.failuresLeft = new AtomicInteger(failures);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      if (failuresLeft.getAndDecrement() > 0) {
+        throw new SQLTransientConnectionException("the database system is starting up", "57P03");
+      }
+      return delegate.getConnection();
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+      return getConnection();
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+      return delegate.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+      delegate.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+      delegate.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+      return delegate.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+      throw new SQLFeatureNotSupportedException();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+      return delegate.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+      return delegate.isWrapperFor(iface);
+    }
+  }
+}
