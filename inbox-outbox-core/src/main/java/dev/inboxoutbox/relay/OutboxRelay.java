@@ -313,6 +313,8 @@ public final class OutboxRelay implements AutoCloseable {
     p.setProperty("table.include.list", settings.outboxTable());
     // Only rows inserted from now on are events; the relay never re-reads the table.
     p.setProperty("snapshot.mode", "no_data");
+    // Without this every record carries four __debezium.context.* headers nobody downstream reads.
+    p.setProperty("extended.headers.enabled", "false");
     p.setProperty("heartbeat.interval.ms", String.valueOf(settings.heartbeatInterval().toMillis()));
     p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
     p.setProperty("offset.storage.jdbc.connection.url", settings.jdbcUrl());

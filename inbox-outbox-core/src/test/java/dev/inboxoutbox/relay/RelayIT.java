@@ -81,6 +81,7 @@ class RelayIT {
     for (ConsumerRecord<String, byte[]> record : records) {
       String id = header(record, "id");
       assertThat(header(record, "Idempotency-Key")).isEqualTo(id);
+      record.headers().forEach(h -> assertThat(h.key()).doesNotStartWith("__debezium"));
       assertThat(header(record, "type")).isEqualTo(typeOfEvent.get(id));
       if (record.topic().equals(topic("order"))) {
         assertThat(record.key()).startsWith("o-");
