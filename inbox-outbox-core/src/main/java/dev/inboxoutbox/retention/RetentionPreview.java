@@ -1,0 +1,4 @@
+package dev.inboxoutbox.retention;
+
+/** What a cleanup run would remove now. */
+public record RetentionPreview(long outcomesToPrune, long keysToDelete, long outboxRowsToDelete) {}
