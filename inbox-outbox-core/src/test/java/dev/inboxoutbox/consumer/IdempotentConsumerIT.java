@@ -3,6 +3,7 @@ package dev.inboxoutbox.consumer;
 import static dev.inboxoutbox.TopicReader.header;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inboxoutbox.Await;
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.TopicReader;
 import dev.inboxoutbox.devstack.Database;
@@ -293,13 +294,7 @@ class IdempotentConsumerIT {
   }
 
   private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-    Instant deadline = Instant.now().plus(PATIENCE);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(100);
-    }
+    Await.until(condition, what, PATIENCE);
   }
 
   /** A real data source whose first connections fail the way a restarting database does. */

@@ -4,6 +4,7 @@ import static dev.inboxoutbox.TopicReader.header;
 import static dev.inboxoutbox.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inboxoutbox.Await;
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.TopicReader;
 import dev.inboxoutbox.devstack.Database;
@@ -373,12 +374,6 @@ class RelayIT {
   }
 
   private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-    Instant deadline = Instant.now().plus(PATIENCE);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(100);
-    }
+    Await.until(condition, what, PATIENCE);
   }
 }

@@ -3,6 +3,7 @@ package dev.inboxoutbox.retention;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inboxoutbox.Await;
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
 import java.sql.Connection;
@@ -143,12 +144,6 @@ class RetentionIT {
   }
 
   private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-    Instant deadline = Instant.now().plusSeconds(30);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(50);
-    }
+    Await.until(condition, what, Duration.ofSeconds(30));
   }
 }
