@@ -2,7 +2,10 @@ package dev.inboxoutbox.retention;
 
 import java.sql.SQLException;
 
-/** A cleanup phase failed; what was already committed stays cleaned. */
+/**
+ * A cleanup step failed in the database. Batches committed before the failure stay cleaned; the
+ * next run carries on from there.
+ */
 public final class RetentionException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -12,10 +12,24 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs a {@link RetentionCleaner} every {@code interval} on one daemon thread; failures are logged and retried next time. */
+/**
+ * Runs a {@link RetentionCleaner} on one daemon thread: right after {@link #start()}, then {@code
+ * interval} after each run ends, so runs never overlap. A failed run is logged and counted, and the
+ * next one comes on schedule.
+ *
+ * <pre>{@code
+ * RetentionScheduler retention =
+ *     new RetentionScheduler(cleaner, Duration.ofMinutes(5), metrics::record).start();
+ * ...
+ * retention.close();
+ * }</pre>
+ */
 public final class RetentionScheduler implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RetentionScheduler.class);
+
+  /** A batch already sent is not interruptible; close waits for it this long. */
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
   private final RetentionCleaner cleaner;
   private final Duration interval;
@@ -24,12 +38,24 @@ public final class RetentionScheduler implements AutoCloseable {
   private final AtomicReference<RetentionReport> lastReport = new AtomicReference<>();
   private final AtomicLong runs = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
+  private volatile Thread worker;
+  private boolean started;
+  private boolean closed;
 
-  public RetentionScheduler(RetentionCleaner cleaner, Duration interval, Consumer<RetentionReport> listener) {
+  public RetentionScheduler(RetentionCleaner cleaner, Duration interval) {
+    this(cleaner, interval, report -> {});
+  }
+
+  /**
+   * @param listener called on the scheduler's thread after every successful run, e.g. to record
+   *     metrics; it should return quickly, and an exception it throws is logged and ignored
+   */
+  public RetentionScheduler(
+      RetentionCleaner cleaner, Duration interval, Consumer<RetentionReport> listener) {
     this.cleaner = Objects.requireNonNull(cleaner, "cleaner");
     this.interval = Objects.requireNonNull(interval, "interval");
     if (interval.isNegative() || interval.isZero()) {
-      throw new IllegalArgumentException("retention interval must be positive");
+      throw new IllegalArgumentException("retention interval must be positive; was " + interval);
     }
     this.listener = Objects.requireNonNull(listener, "listener");
     this.executor =
@@ -37,41 +63,72 @@ public final class RetentionScheduler implements AutoCloseable {
             runnable -> {
               Thread thread = new Thread(runnable, "iox-retention");
               thread.setDaemon(true);
+              worker = thread;
               return thread;
             });
   }
 
-  public RetentionScheduler start() {
+  /** Schedules the runs; the first starts at once. */
+  public synchronized RetentionScheduler start() {
+    if (started || closed) {
+      throw new IllegalStateException(
+          "retention scheduler already " + (closed ? "closed" : "started"));
+    }
+    started = true;
     executor.scheduleWithFixedDelay(this::runOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     return this;
   }
 
+  /** The report of the latest successful run, empty before the first one. */
   public Optional<RetentionReport> lastReport() {
     return Optional.ofNullable(lastReport.get());
   }
 
+  /** Runs that finished with a report. */
   public long runs() {
     return runs.get();
   }
 
+  /** Runs that failed with an exception. */
   public long failures() {
     return failures.get();
   }
 
   private void runOnce() {
+    RetentionReport report;
     try {
-      RetentionReport report = cleaner.run();
-      lastReport.set(report);
-      runs.incrementAndGet();
+      report = cleaner.run();
+    } catch (RuntimeException e) {
+      // Rethrowing would cancel every later run of a fixed-delay schedule.
+      failures.incrementAndGet();
+      log.warn("retention run failed; next attempt in {}", interval, e);
+      return;
+    }
+    lastReport.set(report);
+    runs.incrementAndGet();
+    try {
       listener.accept(report);
     } catch (RuntimeException e) {
-      failures.incrementAndGet();
-      log.warn("retention run failed; next attempt in {}: {}", interval, e.getMessage());
+      log.warn("retention report listener failed", e);
     }
   }
 
+  /** Stops scheduling, interrupts a run between batches and waits for it to end. */
   @Override
   public void close() {
+    synchronized (this) {
+      closed = true;
+    }
     executor.shutdownNow();
+    if (Thread.currentThread() == worker) {
+      return; // closed from the listener: the run ends as soon as this call returns
+    }
+    try {
+      if (!executor.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("retention run did not stop within {}", STOP_TIMEOUT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -1,8 +1,26 @@
 /**
- * Retention in two phases. Outcome bodies go first ({@code outcome_expires_at}, default 24 h): they
- * are the bulky, possibly personal part. Key rows stay longer ({@code expires_at}, default 7 days),
- * so a late repeat is still recognised as a duplicate after its body is gone. Messages older than
- * the key TTL are the consumer's too-old guard's business. Start with {@link
- * dev.inboxoutbox.retention.RetentionCleaner}.
+ * Retention: removing what the inbox and the outbox no longer need, without ever holding up a
+ * consumer.
+ *
+ * <p>An inbox row expires in two phases, both stamped on the row at claim time from its scope's
+ * {@link dev.inboxoutbox.inbox.Retention}:
+ *
+ * <ol>
+ *   <li><b>The outcome body</b> goes at {@code outcome_expires_at} (default 24 h): it is the bulky,
+ *       possibly personal part. The row stays, with {@code outcome_body = NULL} and {@code
+ *       outcome_pruned_at} set.
+ *   <li><b>The key row</b> goes at {@code expires_at} (default 7 days). Keys outlive their bodies
+ *       on purpose: until the key is gone, a late repeat is still recognised as a duplicate and not
+ *       applied again, it just gets no stored body back.
+ * </ol>
+ *
+ * <p>Once the key row is deleted nothing can recognise the repeat any more, so a message older than
+ * its scope's key TTL is not the inbox's business: the consumer's too-old guard ({@link
+ * dev.inboxoutbox.consumer.TooOldPolicy}) catches it, and by default dead-letters it. Published
+ * outbox rows kept for inspection are deleted after {@link
+ * dev.inboxoutbox.retention.RetentionPolicy#outboxKeep()}; unpublished ones never are.
+ *
+ * <p>{@link dev.inboxoutbox.retention.RetentionCleaner} does the work in short batches that skip
+ * locked rows; {@link dev.inboxoutbox.retention.RetentionScheduler} runs it periodically.
  */
 package dev.inboxoutbox.retention;

@@ -6,18 +6,54 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.inboxoutbox.Await;
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
+import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.inbox.InboxEntry;
+import dev.inboxoutbox.inbox.InboxStatus;
+import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.inbox.RequestHash;
+import dev.inboxoutbox.inbox.Scope;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class RetentionIT {
+
+  private static final Scope ORDERS = Scope.of("order-consumer");
+  private static final String SEEDED_HASH = "a".repeat(64);
+
+  /** gone- and stale- rows. */
+  private static final int EXPIRED_KEYS = 47 + 3;
+
+  /** pruned- and rejected- rows. */
+  private static final int EXPIRED_OUTCOMES = 20 + 5;
+
+  /** old-published- rows. */
+  private static final int EXPIRED_OUTBOX_ROWS = 5;
 
   private Database database;
 
@@ -25,15 +61,29 @@ class RetentionIT {
   void seed() throws SQLException {
     database = MigratedDatabase.create();
     execute(
-        // 50 keys past their TTL (bodies too), 20 with only the body expired, 10 alive,
-        // 5 still in flight with an expired body date.
-        insertInbox("gone-", 50, "'COMPLETED'", "'SUCCESS'", "now() - interval '2 hours'", "now() - interval '1 hour'"),
-        insertInbox("pruned-", 20, "'COMPLETED'", "'SUCCESS'", "now() - interval '1 hour'", "now() + interval '1 day'"),
-        insertInbox("alive-", 10, "'FAILED'", "'REJECTED'", "now() + interval '1 hour'", "now() + interval '1 day'"),
-        insertInbox("flight-", 5, "'PROCESSING'", "NULL", "now() - interval '1 hour'", "now() + interval '1 day'"),
-        insertOutbox(5, "now() - interval '10 days'", "now() - interval '10 days'"),
-        insertOutbox(3, "now() - interval '10 days'", "NULL"),
-        insertOutbox(4, "now() - interval '1 hour'", "now()"));
+        // Deleted: keys past their TTL, bodies too; and abandoned claims nobody holds.
+        inboxRows(
+            "gone-", 47, "COMPLETED", "now() - interval '2 hours'", "now() - interval '1 hour'"),
+        inboxRows(
+            "stale-", 3, "PROCESSING", "now() - interval '2 hours'", "now() - interval '1 hour'"),
+        // Pruned: the body expired, the key stays.
+        inboxRows(
+            "pruned-", 20, "COMPLETED", "now() - interval '1 hour'", "now() + interval '1 day'"),
+        inboxRows(
+            "rejected-", 5, "FAILED", "now() - interval '1 hour'", "now() + interval '1 day'"),
+        // Untouched: nothing expired; in flight; pruned by an earlier run.
+        inboxRows("alive-", 10, "FAILED", "now() + interval '1 hour'", "now() + interval '1 day'"),
+        inboxRows(
+            "flight-", 5, "PROCESSING", "now() - interval '1 hour'", "now() + interval '1 day'"),
+        inboxRows(
+            "bare-", 4, "COMPLETED", "now() - interval '2 hours'", "now() + interval '1 day'"),
+        "UPDATE inbox SET outcome_body = NULL, outcome_pruned_at = now() - interval '1 hour'"
+            + " WHERE idempotency_key LIKE 'bare-%'",
+        // Outbox, default keep of 7 days: only the first group goes.
+        outboxRows("old-published-", 5, "now() - interval '10 days'", "now() - interval '10 days'"),
+        outboxRows("old-unpublished-", 3, "now() - interval '10 days'", "NULL"),
+        outboxRows("kept-", 2, "now() - interval '6 days'", "now() - interval '6 days'"),
+        outboxRows("recent-", 4, "now() - interval '1 hour'", "now()"));
   }
 
   @AfterEach
@@ -42,87 +92,413 @@ class RetentionIT {
   }
 
   @Test
-  void removesExactlyTheExpiredRowsInBoundedBatchesAndPreviewAgrees() throws SQLException {
-    RetentionCleaner cleaner = new RetentionCleaner(database.dataSource(), RetentionPolicy.defaults().withBatchSize(7));
+  void removesExactlyTheExpiredRowsInSeveralBatches() throws SQLException {
+    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withBatchSize(7));
 
-    RetentionPreview preview = cleaner.preview();
     RetentionReport report = cleaner.run();
 
-    assertThat(preview).isEqualTo(new RetentionPreview(70, 50, 5));
-    assertThat(report.outcomesPruned()).isEqualTo(70);
-    assertThat(report.keysDeleted()).isEqualTo(50);
-    assertThat(report.outboxRowsDeleted()).isEqualTo(5);
-    assertThat(report.batches()).isGreaterThanOrEqualTo(11 + 8 + 1);
+    assertThat(report.keysDeleted()).isEqualTo(EXPIRED_KEYS);
+    assertThat(report.outcomesPruned()).isEqualTo(EXPIRED_OUTCOMES);
+    assertThat(report.outboxRowsDeleted()).isEqualTo(EXPIRED_OUTBOX_ROWS);
+    assertThat(report.batches())
+        .as("50 keys: 7 full + 1 short, 25 bodies: 3 + 1, 5 outbox rows: 1")
+        .isEqualTo(13);
     assertThat(report.complete()).isTrue();
-    assertThat(report.oldestKeyExpiry()).isPresent();
-    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key LIKE 'gone-%'")).isZero();
-    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key LIKE 'pruned-%'"
-        + " AND outcome_body IS NULL AND outcome_pruned_at IS NOT NULL")).as("keys outlive bodies").isEqualTo(20);
-    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key LIKE 'alive-%' AND outcome_body IS NOT NULL")).isEqualTo(10);
-    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key LIKE 'flight-%' AND outcome_pruned_at IS NULL")).isEqualTo(5);
-    assertThat(count("SELECT count(*) FROM outbox WHERE published_at IS NULL")).as("unpublished rows stay").isEqualTo(3);
-    assertThat(count("SELECT count(*) FROM outbox")).isEqualTo(7);
-    assertThat(cleaner.preview()).isEqualTo(new RetentionPreview(0, 0, 0));
+
+    assertThat(inboxCount("gone-")).isZero();
+    assertThat(inboxCount("stale-")).as("abandoned claims past their key TTL").isZero();
+    assertThat(inboxCount("pruned-", "outcome_body IS NULL AND outcome_pruned_at IS NOT NULL"))
+        .isEqualTo(20);
+    assertThat(inboxCount("rejected-", "outcome_body IS NULL AND outcome_pruned_at IS NOT NULL"))
+        .isEqualTo(5);
+    assertThat(inboxCount("alive-", "outcome_body IS NOT NULL AND outcome_pruned_at IS NULL"))
+        .isEqualTo(10);
+    assertThat(inboxCount("flight-", "status = 'PROCESSING' AND outcome_pruned_at IS NULL"))
+        .as("PROCESSING rows are never pruned")
+        .isEqualTo(5);
+    assertThat(inboxCount("bare-", "outcome_pruned_at < now() - interval '30 minutes'"))
+        .as("pruned once, not again")
+        .isEqualTo(4);
+    assertThat(count("SELECT count(*) FROM inbox")).isEqualTo(20 + 5 + 10 + 5 + 4);
+
+    assertThat(outboxCount("old-published-")).isZero();
+    assertThat(outboxCount("old-unpublished-"))
+        .as("unpublished rows stay, however old")
+        .isEqualTo(3);
+    assertThat(outboxCount("kept-")).isEqualTo(2);
+    assertThat(outboxCount("recent-")).isEqualTo(4);
+
+    assertThat(report.oldestKeyExpiry()).contains(instant("SELECT min(expires_at) FROM inbox"));
+    assertThat(report.oldestPublishedOutboxRow())
+        .contains(instant("SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL"));
+
+    RetentionReport again = cleaner.run();
+    assertThat(again.rowsAffected()).isZero();
+    assertThat(again.batches()).as("one empty batch per step").isEqualTo(3);
+    assertThat(again.complete()).isTrue();
   }
 
   @Test
-  void aRowLockedByAConsumerIsSkippedWithoutWaitingAndTakenNextTime() throws SQLException {
-    RetentionCleaner cleaner = new RetentionCleaner(database.dataSource(), RetentionPolicy.defaults());
+  void aPrunedKeyStillMakesALateRepeatADuplicate() throws SQLException {
+    Inbox inbox = Inbox.builder().build();
+    ClaimRequest request =
+        new ClaimRequest(
+            ORDERS, IdempotencyKey.of("late-repeat"), RequestHash.ofJson("{\"sku\":\"A\"}"));
+    try (Connection consumer = database.connect()) {
+      consumer.setAutoCommit(false);
+      inbox.complete(
+          consumer,
+          (ClaimResult.New) inbox.claim(consumer, request),
+          Outcome.success("{\"orderId\":42}"));
+      consumer.commit();
+    }
+    // As if the outcome TTL had passed.
+    execute(
+        "UPDATE inbox SET outcome_expires_at = now() - interval '1 second' WHERE idempotency_key ="
+            + " 'late-repeat'");
+
+    cleaner(RetentionPolicy.defaults()).run();
+
+    ClaimResult repeat;
+    try (Connection consumer = database.connect()) {
+      consumer.setAutoCommit(false);
+      repeat = inbox.claim(consumer, request);
+      consumer.commit();
+    }
+    assertThat(repeat).isInstanceOf(ClaimResult.Duplicate.class);
+    InboxEntry original = ((ClaimResult.Duplicate) repeat).original();
+    assertThat(original.status()).isEqualTo(InboxStatus.COMPLETED);
+    assertThat(original.outcome()).as("the body is gone").isEmpty();
+    assertThat(original.outcomePrunedAt()).isPresent();
+    assertThat(inboxCount("late-repeat", "outcome_body IS NULL")).isEqualTo(1);
+  }
+
+  @Test
+  void previewChangesNothingAndCountsExactlyWhatTheNextRunRemoves() throws SQLException {
+    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withBatchSize(7));
+    String fingerprint =
+        "SELECT (SELECT count(*) FROM inbox) * 1000000 + (SELECT count(*) FROM inbox WHERE"
+            + " outcome_body IS NULL) * 1000 + (SELECT count(*) FROM outbox)";
+    long before = count(fingerprint);
+    Instant oldestKeyExpiry = instant("SELECT min(expires_at) FROM inbox");
+    Instant oldestPublished =
+        instant("SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL");
+
+    RetentionPreview preview = cleaner.preview();
+
+    assertThat(count(fingerprint)).isEqualTo(before);
+    assertThat(preview)
+        .isEqualTo(
+            new RetentionPreview(
+                EXPIRED_OUTCOMES,
+                EXPIRED_KEYS,
+                EXPIRED_OUTBOX_ROWS,
+                Optional.of(oldestKeyExpiry),
+                Optional.of(oldestPublished)));
+
+    RetentionReport report = cleaner.run();
+
+    assertThat(report.outcomesPruned()).isEqualTo(preview.outcomesToPrune());
+    assertThat(report.keysDeleted()).isEqualTo(preview.keysToDelete());
+    assertThat(report.outboxRowsDeleted()).isEqualTo(preview.outboxRowsToDelete());
+    RetentionPreview afterwards = cleaner.preview();
+    assertThat(
+            List.of(
+                afterwards.outcomesToPrune(),
+                afterwards.keysToDelete(),
+                afterwards.outboxRowsToDelete()))
+        .containsOnly(0L);
+    assertThat(afterwards.oldestKeyExpiry()).isEqualTo(report.oldestKeyExpiry());
+    assertThat(afterwards.oldestPublishedOutboxRow()).isEqualTo(report.oldestPublishedOutboxRow());
+  }
+
+  @Test
+  void unpublishedOutboxRowsStayEvenWhenPublishedOnesAreKeptNotAtAll() throws SQLException {
+    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withOutboxKeep(Duration.ZERO));
+
+    assertThat(cleaner.preview().outboxRowsToDelete()).isEqualTo(5 + 2 + 4);
+    RetentionReport report = cleaner.run();
+
+    assertThat(report.outboxRowsDeleted()).isEqualTo(5 + 2 + 4);
+    assertThat(count("SELECT count(*) FROM outbox")).isEqualTo(3);
+    assertThat(outboxCount("old-unpublished-")).isEqualTo(3);
+    assertThat(report.oldestPublishedOutboxRow()).isEmpty();
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void rowsAConsumerHoldsAreSkippedWithoutWaitingAndTakenByALaterRun() throws SQLException {
+    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withBatchSize(7));
+
     try (Connection consumer = database.connect()) {
       consumer.setAutoCommit(false);
       try (Statement statement = consumer.createStatement()) {
-        statement.execute("SELECT 1 FROM inbox WHERE idempotency_key = 'gone-1' FOR UPDATE");
+        // An in-flight claim past its key TTL, a body due for pruning, an outbox row due for
+        // deletion.
+        statement.execute(
+            "SELECT 1 FROM inbox WHERE idempotency_key IN ('stale-1', 'pruned-1') FOR UPDATE");
+        statement.execute("SELECT 1 FROM outbox WHERE aggregateid = 'old-published-1' FOR UPDATE");
       }
-      RetentionReport whileLocked = cleaner.run();
-      assertThat(whileLocked.keysDeleted()).isEqualTo(49);
-      assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key = 'gone-1'")).isEqualTo(1);
+
+      // Returning at all while the locks are held shows the cleaner did not wait for them.
+      RetentionReport whileHeld = cleaner.run();
+
+      assertThat(whileHeld.keysDeleted()).isEqualTo(EXPIRED_KEYS - 1);
+      assertThat(whileHeld.outcomesPruned()).isEqualTo(EXPIRED_OUTCOMES - 1);
+      assertThat(whileHeld.outboxRowsDeleted()).isEqualTo(EXPIRED_OUTBOX_ROWS - 1);
+      assertThat(whileHeld.complete()).isTrue();
+      assertThat(inboxCount("stale-1")).isEqualTo(1);
+      assertThat(inboxCount("pruned-1", "outcome_body IS NOT NULL")).isEqualTo(1);
+      assertThat(outboxCount("old-published-1")).isEqualTo(1);
       consumer.commit();
     }
-    assertThat(cleaner.run().keysDeleted()).isEqualTo(1);
+
+    RetentionReport afterRelease = cleaner.run();
+
+    assertThat(afterRelease.keysDeleted()).isEqualTo(1);
+    assertThat(afterRelease.outcomesPruned()).isEqualTo(1);
+    assertThat(afterRelease.outboxRowsDeleted()).isEqualTo(1);
+    assertThat(inboxCount("stale-1")).isZero();
   }
 
   @Test
-  void aRunStopsAtMaxBatchesAndSaysSo() {
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void cleaningWhileAConsumerKeepsClaimingRemovesExactlyTheExpiredRowsAndTheConsumerSeesNoErrors()
+      throws Exception {
+    int bulk = 2000;
+    execute(
+        inboxRows(
+            "bulk-",
+            bulk,
+            "COMPLETED",
+            "now() - interval '3 hours'",
+            "now() - interval '2 hours'"));
     RetentionCleaner cleaner =
-        new RetentionCleaner(database.dataSource(), RetentionPolicy.defaults().withBatchSize(10).withMaxBatchesPerRun(1));
+        cleaner(
+            RetentionPolicy.defaults()
+                .withBatchSize(50)
+                .withPauseBetweenBatches(Duration.ofMillis(5)));
+    Inbox inbox = Inbox.builder().build();
+    Set<String> freshKeys = ConcurrentHashMap.newKeySet();
+    Set<String> reclaimedExpiredKeys = ConcurrentHashMap.newKeySet();
+    AtomicLong transactions = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService claimerThread = Executors.newSingleThreadExecutor();
+    Future<?> claimer =
+        claimerThread.submit(
+            () -> {
+              try (Connection connection = database.connect()) {
+                connection.setAutoCommit(false);
+                for (int round = 1; !stop.get(); round++) {
+                  // Fresh keys, plus a key the cleaner is deleting right now or has just deleted.
+                  List<ClaimRequest> requests = new ArrayList<>();
+                  for (int i = 0; i < 5; i++) {
+                    requests.add(
+                        request(
+                            "fresh-" + UUID.randomUUID(), RequestHash.ofJson("{\"i\":" + i + "}")));
+                  }
+                  String expired = "gone-" + (1 + round % 47);
+                  requests.add(request(expired, new RequestHash(SEEDED_HASH)));
+                  List<ClaimResult> results = inbox.claimAll(connection, requests);
+                  List<Inbox.Completion> completions = new ArrayList<>();
+                  for (ClaimResult result : results) {
+                    if (result instanceof ClaimResult.New claim) {
+                      completions.add(
+                          new Inbox.Completion(
+                              claim, Outcome.success("{\"round\":" + round + "}")));
+                    } else if (!result.request().key().value().equals(expired)) {
+                      throw new AssertionError("a fresh key was not new: " + result);
+                    }
+                  }
+                  inbox.completeAll(connection, completions);
+                  connection.commit();
+                  for (Inbox.Completion completion : completions) {
+                    String key = completion.claim().request().key().value();
+                    (key.equals(expired) ? reclaimedExpiredKeys : freshKeys).add(key);
+                  }
+                  transactions.incrementAndGet();
+                }
+              }
+              return null;
+            });
+
+    awaitTrue(() -> transactions.get() >= 10 || claimer.isDone(), "the consumer claiming");
     RetentionReport report = cleaner.run();
-    assertThat(report.complete()).isFalse();
-    assertThat(report.total()).isEqualTo(10);
+    long claimedSoFar = transactions.get();
+    awaitTrue(
+        () -> transactions.get() >= claimedSoFar + 10 || claimer.isDone(),
+        "the consumer claiming on");
+    stop.set(true);
+    claimer.get(30, TimeUnit.SECONDS);
+    claimerThread.shutdown();
+
+    assertThat(report.keysDeleted()).isEqualTo(bulk + EXPIRED_KEYS);
+    assertThat(report.outcomesPruned()).isEqualTo(EXPIRED_OUTCOMES);
+    assertThat(report.complete()).isTrue();
+    assertThat(count("SELECT count(*) FROM inbox WHERE expires_at <= now()")).isZero();
+    assertThat(inboxCount("bulk-")).isZero();
+    assertThat(inboxCount("fresh-", "status = 'COMPLETED'"))
+        .isEqualTo(freshKeys.size())
+        .isPositive();
+    assertThat(inboxCount("gone-"))
+        .as("expired keys claimed again after their deletion are new rows")
+        .isEqualTo(reclaimedExpiredKeys.size());
+    assertThat(
+            inboxCount("pruned-")
+                + inboxCount("rejected-")
+                + inboxCount("alive-")
+                + inboxCount("flight-")
+                + inboxCount("bare-"))
+        .isEqualTo(20 + 5 + 10 + 5 + 4);
   }
 
   @Test
-  void theSchedulerRunsRepeatedlyAndReports() throws InterruptedException {
-    RetentionCleaner cleaner = new RetentionCleaner(database.dataSource(), RetentionPolicy.defaults());
-    long[] removed = {0};
+  void aRunStopsAtMaxBatchesPerRunAndSaysSo() throws SQLException {
+    RetentionPreview preview = cleaner(RetentionPolicy.defaults()).preview();
+
+    RetentionReport first =
+        cleaner(RetentionPolicy.defaults().withBatchSize(10).withMaxBatchesPerRun(1)).run();
+
+    assertThat(first.complete()).isFalse();
+    assertThat(first.batches()).isEqualTo(1);
+    assertThat(first.keysDeleted()).isEqualTo(10);
+    assertThat(first.outcomesPruned()).isZero();
+    assertThat(first.outboxRowsDeleted()).isZero();
+
+    RetentionReport rest = cleaner(RetentionPolicy.defaults()).run();
+
+    assertThat(rest.complete()).isTrue();
+    assertThat(first.keysDeleted() + rest.keysDeleted()).isEqualTo(preview.keysToDelete());
+    assertThat(first.outcomesPruned() + rest.outcomesPruned()).isEqualTo(preview.outcomesToPrune());
+    assertThat(first.outboxRowsDeleted() + rest.outboxRowsDeleted())
+        .isEqualTo(preview.outboxRowsToDelete());
+  }
+
+  @Test
+  void aBudgetThatEndsBeforeTheLastStepLeavesTheRunIncomplete() {
+    // With batches of 7 the whole run takes 8 (keys) + 4 (bodies) + 1 (outbox) = 13 batches.
+    RetentionReport shortByOne =
+        cleaner(RetentionPolicy.defaults().withBatchSize(7).withMaxBatchesPerRun(12)).run();
+
+    assertThat(shortByOne.complete()).isFalse();
+    assertThat(shortByOne.batches()).isEqualTo(12);
+    assertThat(shortByOne.keysDeleted()).isEqualTo(EXPIRED_KEYS);
+    assertThat(shortByOne.outcomesPruned()).isEqualTo(EXPIRED_OUTCOMES);
+    assertThat(shortByOne.outboxRowsDeleted()).as("the outbox step never started").isZero();
+
+    // Now one (empty) batch per step is exactly enough.
+    RetentionReport exactlyEnough =
+        cleaner(RetentionPolicy.defaults().withBatchSize(7).withMaxBatchesPerRun(3)).run();
+
+    assertThat(exactlyEnough.batches()).isEqualTo(3);
+    assertThat(exactlyEnough.outboxRowsDeleted()).isEqualTo(EXPIRED_OUTBOX_ROWS);
+    assertThat(exactlyEnough.complete()).isTrue();
+  }
+
+  @Test
+  void aFailureNamesTheStepAndKeepsWhatEarlierStepsCommitted() throws SQLException {
+    execute("ALTER TABLE outbox RENAME TO outbox_elsewhere");
+
+    assertThatThrownBy(() -> cleaner(RetentionPolicy.defaults()).run())
+        .isInstanceOf(RetentionException.class)
+        .hasMessageContaining("deleting published outbox rows")
+        .hasMessageContaining("outbox");
+    assertThat(inboxCount("gone-")).isZero();
+    assertThat(inboxCount("pruned-", "outcome_body IS NULL")).isEqualTo(20);
+  }
+
+  @Test
+  void theSchedulerRunsRepeatedlyReportsAndOutlivesFailures() throws Exception {
+    List<RetentionReport> reports = new CopyOnWriteArrayList<>();
     try (RetentionScheduler scheduler =
-        new RetentionScheduler(cleaner, Duration.ofMillis(100), report -> removed[0] += report.total()).start()) {
+        new RetentionScheduler(
+                cleaner(RetentionPolicy.defaults()), Duration.ofMillis(100), reports::add)
+            .start()) {
       awaitTrue(() -> scheduler.runs() >= 3, "three runs");
+
       assertThat(scheduler.failures()).isZero();
+      assertThat(reports.get(0).rowsAffected())
+          .isEqualTo(EXPIRED_KEYS + EXPIRED_OUTCOMES + EXPIRED_OUTBOX_ROWS);
+      assertThat(reports.stream().skip(1).mapToLong(RetentionReport::rowsAffected).sum()).isZero();
       assertThat(scheduler.lastReport()).isPresent();
+      assertThatThrownBy(scheduler::start).isInstanceOf(IllegalStateException.class);
+
+      execute("ALTER TABLE outbox RENAME TO outbox_elsewhere");
+      awaitTrue(() -> scheduler.failures() >= 2, "two failed runs");
+      execute("ALTER TABLE outbox_elsewhere RENAME TO outbox");
+      long runsBeforeRecovery = scheduler.runs();
+      awaitTrue(
+          () -> scheduler.runs() >= runsBeforeRecovery + 2, "two more runs after the failures");
     }
-    assertThat(removed[0]).isEqualTo(70 + 50 + 5);
+    assertThat(reports).allSatisfy(report -> assertThat(report.complete()).isTrue());
   }
 
-  @Test
-  void policyValuesAreChecked() {
-    assertThatThrownBy(() -> RetentionPolicy.defaults().withBatchSize(0)).hasMessageContaining("batchSize");
-    assertThatThrownBy(() -> RetentionPolicy.defaults().withMaxBatchesPerRun(-1)).hasMessageContaining("maxBatchesPerRun");
-    assertThatThrownBy(() -> RetentionPolicy.defaults().withOutboxKeep(Duration.ofSeconds(-1))).hasMessageContaining("outboxKeep");
+  private RetentionCleaner cleaner(RetentionPolicy policy) {
+    return new RetentionCleaner(database.dataSource(), policy);
   }
 
-  private static String insertInbox(
-      String prefix, int rows, String status, String kind, String outcomeExpires, String expires) {
-    String body = kind.equals("NULL") ? "NULL" : "'{\"ok\":true}'::jsonb";
-    return "INSERT INTO inbox (operation, idempotency_key, request_hash, status, outcome_kind, outcome_body,"
-        + " outcome_expires_at, expires_at) SELECT 'order-consumer', '" + prefix + "' || g, repeat('a', 64), "
-        + status + ", " + kind + ", " + body + ", " + outcomeExpires + ", " + expires
-        + " FROM generate_series(1, " + rows + ") g";
+  private static ClaimRequest request(String key, RequestHash hash) {
+    return new ClaimRequest(ORDERS, IdempotencyKey.of(key), hash);
   }
 
-  private static String insertOutbox(int rows, String created, String published) {
-    return "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, created_at, published_at)"
-        + " SELECT gen_random_uuid(), 'order', 'o-' || g, 'OrderPlaced', '{}'::jsonb, " + created + ", " + published
-        + " FROM generate_series(1, " + rows + ") g";
+  private static String inboxRows(
+      String prefix, int rows, String status, String outcomeExpiresAt, String expiresAt) {
+    String kind =
+        switch (status) {
+          case "COMPLETED" -> "'SUCCESS'";
+          case "FAILED" -> "'REJECTED'";
+          default -> "NULL";
+        };
+    String body = kind.equals("NULL") ? "NULL" : "'{\"orderId\": 1}'::jsonb";
+    return "INSERT INTO inbox (operation, idempotency_key, request_hash, status, outcome_kind,"
+               + " outcome_body, outcome_expires_at, expires_at) SELECT '"
+        + ORDERS.operation()
+        + "', '"
+        + prefix
+        + "' || g, '"
+        + SEEDED_HASH
+        + "', '"
+        + status
+        + "', "
+        + kind
+        + ", "
+        + body
+        + ", "
+        + outcomeExpiresAt
+        + ", "
+        + expiresAt
+        + " FROM generate_series(1, "
+        + rows
+        + ") g";
+  }
+
+  private static String outboxRows(String prefix, int rows, String createdAt, String publishedAt) {
+    return "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, created_at,"
+               + " published_at) SELECT gen_random_uuid(), 'order', '"
+        + prefix
+        + "' || g, 'OrderPlaced', '{}'::jsonb, "
+        + createdAt
+        + ", "
+        + publishedAt
+        + " FROM generate_series(1, "
+        + rows
+        + ") g";
+  }
+
+  private long inboxCount(String keyPrefix) throws SQLException {
+    return inboxCount(keyPrefix, "true");
+  }
+
+  private long inboxCount(String keyPrefix, String condition) throws SQLException {
+    return count(
+        "SELECT count(*) FROM inbox WHERE idempotency_key LIKE '"
+            + keyPrefix
+            + "%' AND "
+            + condition);
+  }
+
+  private long outboxCount(String aggregatePrefix) throws SQLException {
+    return count("SELECT count(*) FROM outbox WHERE aggregateid LIKE '" + aggregatePrefix + "%'");
   }
 
   private void execute(String... statements) throws SQLException {
@@ -134,16 +510,26 @@ class RetentionIT {
     }
   }
 
-  private int count(String sql) throws SQLException {
+  private long count(String sql) throws SQLException {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement();
         ResultSet row = statement.executeQuery(sql)) {
       row.next();
-      return row.getInt(1);
+      return row.getLong(1);
     }
   }
 
-  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+  private Instant instant(String sql) throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery(sql)) {
+      row.next();
+      return row.getObject(1, OffsetDateTime.class).toInstant();
+    }
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
     Await.until(condition, what, Duration.ofSeconds(30));
   }
 }
