@@ -21,10 +21,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -53,23 +55,31 @@ public final class BatchProcessor {
   private final ConsumerStats stats;
   private final CrashInjector crashInjector;
 
-  BatchProcessor(
-      DataSource dataSource,
-      Inbox inbox,
-      Outbox outbox,
-      ConsumerSettings settings,
-      MessageHandler handler,
-      DeadLetters deadLetters,
-      ConsumerStats stats,
-      CrashInjector crashInjector) {
-    this.dataSource = dataSource;
-    this.inbox = inbox;
-    this.outbox = outbox;
-    this.settings = settings;
-    this.handler = handler;
-    this.deadLetters = deadLetters;
-    this.stats = stats;
-    this.crashInjector = crashInjector;
+  private BatchProcessor(Builder b) {
+    this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
+    this.settings = Objects.requireNonNull(b.settings, "settings");
+    this.handler = Objects.requireNonNull(b.handler, "handler");
+    this.deadLetters =
+        new DeadLetters(
+            Objects.requireNonNull(b.deadLetterProducer, "deadLetterProducer"),
+            settings.deadLetterSuffix(),
+            settings.operation());
+    this.inbox = b.inbox;
+    this.outbox = b.outbox;
+    this.stats = b.stats;
+    this.crashInjector = b.crashInjector;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public ConsumerStats stats() {
+    return stats;
+  }
+
+  public ConsumerSettings settings() {
+    return settings;
   }
 
   /**
@@ -382,6 +392,65 @@ public final class BatchProcessor {
 
     DatabaseUnavailableException(Exception cause) {
       super(describe(cause), cause);
+    }
+  }
+
+  /** Builds a {@link BatchProcessor}; data source, settings, handler and dead-letter producer are required. */
+  public static final class Builder {
+    private DataSource dataSource;
+    private ConsumerSettings settings;
+    private MessageHandler handler;
+    private Producer<String, byte[]> deadLetterProducer;
+    private Inbox inbox = Inbox.builder().build();
+    private Outbox outbox = Outbox.builder().build();
+    private ConsumerStats stats = new ConsumerStats();
+    private CrashInjector crashInjector = CrashInjector.NONE;
+
+    private Builder() {}
+
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = dataSource;
+      return this;
+    }
+
+    public Builder settings(ConsumerSettings settings) {
+      this.settings = settings;
+      return this;
+    }
+
+    public Builder handler(MessageHandler handler) {
+      this.handler = handler;
+      return this;
+    }
+
+    /** An idempotent producer ({@code enable.idempotence=true}, {@code acks=all}) for dead letters. */
+    public Builder deadLetterProducer(Producer<String, byte[]> deadLetterProducer) {
+      this.deadLetterProducer = deadLetterProducer;
+      return this;
+    }
+
+    public Builder inbox(Inbox inbox) {
+      this.inbox = Objects.requireNonNull(inbox, "inbox");
+      return this;
+    }
+
+    public Builder outbox(Outbox outbox) {
+      this.outbox = Objects.requireNonNull(outbox, "outbox");
+      return this;
+    }
+
+    public Builder stats(ConsumerStats stats) {
+      this.stats = Objects.requireNonNull(stats, "stats");
+      return this;
+    }
+
+    public Builder crashInjector(CrashInjector crashInjector) {
+      this.crashInjector = Objects.requireNonNull(crashInjector, "crashInjector");
+      return this;
+    }
+
+    public BatchProcessor build() {
+      return new BatchProcessor(this);
     }
   }
 }

@@ -88,15 +88,16 @@ public final class IdempotentConsumer implements AutoCloseable {
     this.deadLetterProducer =
         new KafkaProducer<>(producer, new StringSerializer(), new ByteArraySerializer());
     this.processor =
-        new BatchProcessor(
-            Objects.requireNonNull(b.dataSource, "dataSource"),
-            b.inbox,
-            b.outbox,
-            settings,
-            Objects.requireNonNull(b.handler, "handler"),
-            new DeadLetters(deadLetterProducer, settings.deadLetterSuffix(), settings.operation()),
-            stats,
-            crashInjector);
+        BatchProcessor.builder()
+            .dataSource(b.dataSource)
+            .settings(settings)
+            .handler(b.handler)
+            .deadLetterProducer(deadLetterProducer)
+            .inbox(b.inbox)
+            .outbox(b.outbox)
+            .stats(stats)
+            .crashInjector(crashInjector)
+            .build();
   }
 
   public static Builder builder() {

@@ -1,0 +1,44 @@
+package dev.inboxoutbox.spring;
+
+import dev.inboxoutbox.consumer.BatchProcessor;
+import dev.inboxoutbox.consumer.CrashInjector;
+import dev.inboxoutbox.consumer.CrashPoint;
+import dev.inboxoutbox.consumer.TransientFailureException;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.springframework.kafka.listener.BatchMessageListener;
+
+/**
+ * A spring-kafka batch listener over a {@link BatchProcessor}. Use it in a container with {@code
+ * AckMode.BATCH}: the container commits the offsets after {@code onMessage} returns, that is after
+ * the database commit and the dead letters. A transient database failure is thrown, so the
+ * container's error handler backs off and hands the same batch again (what was applied is
+ * absorbed).
+ */
+public final class IdempotentBatchListener implements BatchMessageListener<String, byte[]> {
+
+  private final BatchProcessor processor;
+  private final CrashInjector crashInjector;
+
+  public IdempotentBatchListener(BatchProcessor processor, CrashInjector crashInjector) {
+    this.processor = processor;
+    this.crashInjector = crashInjector;
+  }
+
+  @Override
+  public void onMessage(List<ConsumerRecord<String, byte[]>> records) {
+    try {
+      processor.process(records);
+    } catch (TransientFailureException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while processing a batch", e);
+    }
+    crashInjector.at(CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT);
+  }
+
+  public BatchProcessor processor() {
+    return processor;
+  }
+}

@@ -1,0 +1,129 @@
+package dev.inboxoutbox.spring;
+
+import dev.inboxoutbox.consumer.BatchProcessor;
+import dev.inboxoutbox.consumer.ConsumerSettings;
+import dev.inboxoutbox.consumer.ConsumerStats;
+import dev.inboxoutbox.consumer.CrashInjector;
+import dev.inboxoutbox.consumer.KeyExtractor;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.outbox.Outbox;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/** Runs one listener container per {@link IdempotentConsumerDefinition}; exposes their counters. */
+public final class IdempotentConsumers implements SmartLifecycle {
+
+  private final Map<String, ConsumerStats> statsByOperation = new LinkedHashMap<>();
+  private final List<ConcurrentMessageListenerContainer<String, byte[]>> containers = new ArrayList<>();
+  private volatile boolean running;
+
+  IdempotentConsumers(
+      List<IdempotentConsumerDefinition> definitions,
+      Map<String, Object> kafkaConsumerProperties,
+      InboxOutboxProperties.Consumer defaults,
+      DataSource dataSource,
+      Inbox inbox,
+      Outbox outbox,
+      Producer<String, byte[]> deadLetterProducer,
+      CrashInjector crashInjector) {
+    for (IdempotentConsumerDefinition definition : definitions) {
+      if (statsByOperation.containsKey(definition.operation())) {
+        throw new IllegalStateException("two idempotent consumers share operation " + definition.operation());
+      }
+      ConsumerSettings settings = definition.customizer().apply(settingsFrom(defaults, definition.operation())).build();
+      BatchProcessor processor =
+          BatchProcessor.builder()
+              .dataSource(dataSource)
+              .settings(settings)
+              .handler(definition.handler())
+              .deadLetterProducer(deadLetterProducer)
+              .inbox(inbox)
+              .outbox(outbox)
+              .crashInjector(crashInjector)
+              .build();
+      statsByOperation.put(definition.operation(), processor.stats());
+      containers.add(container(definition, settings, kafkaConsumerProperties, defaults, processor, crashInjector));
+    }
+  }
+
+  static ConsumerSettings.Builder settingsFrom(InboxOutboxProperties.Consumer defaults, String operation) {
+    return ConsumerSettings.builder(operation)
+        .keyExtractor(KeyExtractor.header(defaults.getKeyHeader()))
+        .tenantHeader(blankToNull(defaults.getTenantHeader()))
+        .principalHeader(blankToNull(defaults.getPrincipalHeader()))
+        .maxPayloadBytes(defaults.getMaxPayloadBytes())
+        .tooOldPolicy(defaults.getTooOldPolicy())
+        .deadLetterSuffix(defaults.getDeadLetterSuffix())
+        .retryBackoff(defaults.getRetryBackoffMin(), defaults.getRetryBackoffMax())
+        .dedupEnabled(defaults.isDedupEnabled());
+  }
+
+  private static ConcurrentMessageListenerContainer<String, byte[]> container(
+      IdempotentConsumerDefinition definition,
+      ConsumerSettings settings,
+      Map<String, Object> kafkaConsumerProperties,
+      InboxOutboxProperties.Consumer defaults,
+      BatchProcessor processor,
+      CrashInjector crashInjector) {
+    Map<String, Object> properties = new HashMap<>(kafkaConsumerProperties);
+    // The consumer group is the inbox scope's operation: one group, one set of keys.
+    properties.put(ConsumerConfig.GROUP_ID_CONFIG, definition.operation());
+    properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    DefaultKafkaConsumerFactory<String, byte[]> factory =
+        new DefaultKafkaConsumerFactory<>(properties, new StringDeserializer(), new ByteArrayDeserializer());
+    ContainerProperties containerProperties = new ContainerProperties(definition.topics().toArray(String[]::new));
+    containerProperties.setAckMode(ContainerProperties.AckMode.BATCH);
+    containerProperties.setMessageListener(new IdempotentBatchListener(processor, crashInjector));
+    ConcurrentMessageListenerContainer<String, byte[]> container =
+        new ConcurrentMessageListenerContainer<>(factory, containerProperties);
+    container.setConcurrency(defaults.getConcurrency());
+    container.setBeanName("iox-" + definition.operation());
+    ExponentialBackOff backOff = new ExponentialBackOff(settings.retryBackoffMin().toMillis(), 2.0);
+    backOff.setMaxInterval(settings.retryBackoffMax().toMillis());
+    // Only a failing database reaches the error handler (records that cannot apply are dead
+    // letters), so it retries for as long as the database is down instead of skipping a batch.
+    container.setCommonErrorHandler(new DefaultErrorHandler(backOff));
+    return container;
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value;
+  }
+
+  /** Counters per operation. */
+  public Map<String, ConsumerStats> stats() {
+    return Map.copyOf(statsByOperation);
+  }
+
+  @Override
+  public void start() {
+    containers.forEach(ConcurrentMessageListenerContainer::start);
+    running = true;
+  }
+
+  @Override
+  public void stop() {
+    containers.forEach(ConcurrentMessageListenerContainer::stop);
+    running = false;
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+}

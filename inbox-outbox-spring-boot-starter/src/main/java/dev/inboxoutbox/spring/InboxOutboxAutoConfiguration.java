@@ -1,0 +1,172 @@
+package dev.inboxoutbox.spring;
+
+import dev.inboxoutbox.consumer.CrashInjector;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.inbox.Retention;
+import dev.inboxoutbox.outbox.Outbox;
+import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.RelaySettings;
+import dev.inboxoutbox.retention.RetentionCleaner;
+import dev.inboxoutbox.retention.RetentionPolicy;
+import dev.inboxoutbox.retention.RetentionScheduler;
+import dev.inboxoutbox.schema.InboxOutboxSchema;
+import java.util.HashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * Wires the plain-Java pieces of inbox-outbox into a Spring Boot application: schema migration,
+ * {@link Inbox}, {@link Outbox}, one listener container per {@link IdempotentConsumerDefinition},
+ * the relay (when {@code inbox-outbox.relay.enabled}) and the retention schedule.
+ */
+@AutoConfiguration(after = {DataSourceAutoConfiguration.class, KafkaAutoConfiguration.class})
+@ConditionalOnBean(DataSource.class)
+@EnableConfigurationProperties(InboxOutboxProperties.class)
+public class InboxOutboxAutoConfiguration {
+
+  /** Marks that the framework's tables exist; beans that use them depend on it. */
+  public static final class SchemaReady {
+    private SchemaReady() {}
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  SchemaReady inboxOutboxSchema(DataSource dataSource, InboxOutboxProperties properties) {
+    if (properties.getSchema().isMigrate()) {
+      InboxOutboxSchema.migrate(dataSource);
+    }
+    return new SchemaReady();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  Inbox inbox(InboxOutboxProperties properties, SchemaReady schema) {
+    InboxOutboxProperties.Inbox settings = properties.getInbox();
+    Inbox.Builder builder =
+        Inbox.builder().retention(new Retention(settings.getOutcomeTtl(), settings.getKeyTtl()));
+    settings
+        .getOperations()
+        .forEach(
+            (operation, ttl) ->
+                builder.retention(operation, new Retention(ttl.getOutcomeTtl(), ttl.getKeyTtl())));
+    return builder.build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  Outbox outbox(InboxOutboxProperties properties, SchemaReady schema) {
+    return Outbox.builder().policy(properties.getOutbox().getPolicy()).build();
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnBean(IdempotentConsumerDefinition.class)
+  KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer(KafkaProperties kafka) {
+    Map<String, Object> properties = new HashMap<>(kafka.buildProducerProperties());
+    properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    properties.put(ProducerConfig.ACKS_CONFIG, "all");
+    properties.put(ProducerConfig.CLIENT_ID_CONFIG, "iox-dead-letters");
+    return new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  @Bean
+  @ConditionalOnBean(IdempotentConsumerDefinition.class)
+  IdempotentConsumers idempotentConsumers(
+      ObjectProvider<IdempotentConsumerDefinition> definitions,
+      KafkaProperties kafka,
+      InboxOutboxProperties properties,
+      DataSource dataSource,
+      Inbox inbox,
+      Outbox outbox,
+      KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer,
+      ObjectProvider<CrashInjector> crashInjector) {
+    return new IdempotentConsumers(
+        definitions.orderedStream().toList(),
+        kafka.buildConsumerProperties(),
+        properties.getConsumer(),
+        dataSource,
+        inbox,
+        outbox,
+        inboxOutboxDeadLetterProducer,
+        crashInjector.getIfAvailable(() -> CrashInjector.NONE));
+  }
+
+  @Bean
+  @ConditionalOnBooleanProperty("inbox-outbox.relay.enabled")
+  @ConditionalOnMissingBean
+  OutboxRelay outboxRelay(
+      InboxOutboxProperties properties, KafkaProperties kafka, Environment environment, SchemaReady schema) {
+    InboxOutboxProperties.Relay relay = properties.getRelay();
+    RelaySettings.Builder settings =
+        RelaySettings.builder()
+            .jdbcUrl(firstSet(relay.getJdbcUrl(), environment.getProperty("spring.datasource.url")))
+            .user(firstSet(relay.getUsername(), environment.getProperty("spring.datasource.username")))
+            .password(firstSet(relay.getPassword(), environment.getProperty("spring.datasource.password")))
+            .kafkaBootstrapServers(String.join(",", kafka.getBootstrapServers()))
+            .slotName(relay.getSlotName())
+            .publicationName(relay.getPublicationName())
+            .outboxTable(relay.getOutboxTable())
+            .topicReplacement(relay.getTopicReplacement())
+            .offsetFlushInterval(relay.getOffsetFlushInterval())
+            .standbyPollInterval(relay.getStandbyPollInterval())
+            .restartBackoff(relay.getRestartBackoffMin(), relay.getRestartBackoffMax())
+            .markPublished(true);
+    kafka.buildProducerProperties().forEach((name, value) -> {
+      if (!name.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) && value != null) {
+        settings.producerProperty(name, String.valueOf(value));
+      }
+    });
+    return new OutboxRelay(settings.build());
+  }
+
+  @Bean
+  @ConditionalOnBean(OutboxRelay.class)
+  RelayLifecycle outboxRelayLifecycle(OutboxRelay relay) {
+    return new RelayLifecycle(relay);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  RetentionTotals retentionTotals() {
+    return new RetentionTotals();
+  }
+
+  @Bean
+  @ConditionalOnBooleanProperty(name = "inbox-outbox.retention.enabled", matchIfMissing = true)
+  @ConditionalOnMissingBean
+  RetentionScheduler retentionScheduler(
+      DataSource dataSource, InboxOutboxProperties properties, RetentionTotals totals, SchemaReady schema) {
+    InboxOutboxProperties.Retention retention = properties.getRetention();
+    RetentionPolicy policy =
+        RetentionPolicy.defaults()
+            .withBatchSize(retention.getBatchSize())
+            .withMaxBatchesPerRun(retention.getMaxBatchesPerRun())
+            .withPauseBetweenBatches(retention.getPauseBetweenBatches())
+            .withOutboxKeep(retention.getOutboxKeep());
+    return new RetentionScheduler(new RetentionCleaner(dataSource, policy), retention.getInterval(), totals);
+  }
+
+  @Bean
+  @ConditionalOnBean(RetentionScheduler.class)
+  RetentionLifecycle retentionLifecycle(RetentionScheduler scheduler) {
+    return new RetentionLifecycle(scheduler);
+  }
+
+  private static String firstSet(String preferred, String fallback) {
+    return preferred != null && !preferred.isBlank() ? preferred : fallback;
+  }
+}

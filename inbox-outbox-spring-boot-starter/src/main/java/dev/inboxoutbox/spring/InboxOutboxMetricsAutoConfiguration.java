@@ -1,0 +1,121 @@
+package dev.inboxoutbox.spring;
+
+import dev.inboxoutbox.consumer.ConsumerStats;
+import dev.inboxoutbox.consumer.DeadLetterReason;
+import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.RelayLag;
+import dev.inboxoutbox.relay.RelayState;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Micrometer meters for consumers, the relay and retention; registered wherever the application
+ * has a MeterRegistry (Actuator, Prometheus, ...). All names start with {@code iox.}.
+ */
+@AutoConfiguration(after = InboxOutboxAutoConfiguration.class)
+@ConditionalOnClass(MeterRegistry.class)
+public class InboxOutboxMetricsAutoConfiguration {
+
+  @Bean
+  MeterBinder inboxOutboxMeters(
+      ObjectProvider<IdempotentConsumers> consumers,
+      ObjectProvider<OutboxRelay> relay,
+      ObjectProvider<RetentionTotals> retention) {
+    return registry -> {
+      consumers.ifAvailable(all -> all.stats().forEach((operation, stats) -> bindConsumer(registry, operation, stats)));
+      relay.ifAvailable(r -> bindRelay(registry, r));
+      retention.ifAvailable(totals -> bindRetention(registry, totals));
+    };
+  }
+
+  static void bindConsumer(MeterRegistry registry, String operation, ConsumerStats stats) {
+    counter(registry, "iox.consumer.records", "records whose processing finished", stats, s -> s.snapshot().records(), "operation", operation);
+    counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.snapshot().applied(), "operation", operation, "result", "new");
+    counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.snapshot().duplicates(), "operation", operation, "result", "duplicate");
+    counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.deadLetters(DeadLetterReason.CONFLICT), "operation", operation, "result", "conflict");
+    counter(registry, "iox.consumer.rejections", "business rejections stored as outcomes", stats, s -> s.snapshot().rejections(), "operation", operation);
+    for (DeadLetterReason reason : DeadLetterReason.values()) {
+      counter(registry, "iox.consumer.dead.letters", "records sent to the dead-letter topic", stats, s -> s.deadLetters(reason), "operation", operation, "reason", reason.name());
+    }
+    counter(registry, "iox.consumer.transient.failures", "batches retried because the database failed", stats, s -> s.snapshot().transientFailures(), "operation", operation);
+    counter(registry, "iox.consumer.batch.fallbacks", "batches retried one record per transaction", stats, s -> s.snapshot().batchFallbacks(), "operation", operation);
+    counter(registry, "iox.consumer.events.emitted", "outbox events appended by handlers", stats, s -> s.snapshot().eventsEmitted(), "operation", operation);
+    FunctionTimer.builder("iox.consumer.handler", stats, s -> s.snapshot().applied(), s -> s.snapshot().handlerNanos(), TimeUnit.NANOSECONDS)
+        .description("time spent in handlers for new keys")
+        .tags("operation", operation)
+        .register(registry);
+  }
+
+  static void bindRelay(MeterRegistry registry, OutboxRelay relay) {
+    CachedLag lag = new CachedLag(relay);
+    counter(registry, "iox.relay.published", "outbox events acknowledged by Kafka (repeats included)", relay, r -> r.status().publishedEvents());
+    counter(registry, "iox.relay.restarts", "relay runs that failed and were restarted", relay, r -> r.status().restarts());
+    for (RelayState state : RelayState.values()) {
+      Gauge.builder("iox.relay.state", relay, r -> r.state() == state ? 1 : 0)
+          .description("1 for the relay's current state")
+          .tag("state", state.name())
+          .register(registry);
+    }
+    Gauge.builder("iox.relay.lag.seconds", lag, l -> l.get().oldestUnpublished().map(d -> d.toMillis() / 1000.0).orElse(0.0))
+        .description("age of the oldest unpublished outbox row")
+        .register(registry);
+    Gauge.builder("iox.relay.unpublished.rows", lag, l -> l.get().unpublishedRows())
+        .description("kept outbox rows not yet acknowledged by Kafka")
+        .register(registry);
+    Gauge.builder("iox.relay.slot.lag.bytes", lag, l -> l.get().slotLagBytes().orElse(0))
+        .description("WAL the replication slot holds back")
+        .baseUnit("bytes")
+        .register(registry);
+  }
+
+  static void bindRetention(MeterRegistry registry, RetentionTotals totals) {
+    counter(registry, "iox.retention.runs", "retention runs", totals, RetentionTotals::runs);
+    counter(registry, "iox.retention.outcomes.pruned", "outcome bodies pruned", totals, RetentionTotals::outcomesPruned);
+    counter(registry, "iox.retention.keys.deleted", "expired keys deleted", totals, RetentionTotals::keysDeleted);
+    counter(registry, "iox.retention.outbox.deleted", "published outbox rows deleted", totals, RetentionTotals::outboxRowsDeleted);
+    counter(registry, "iox.retention.seconds", "time spent in retention runs", totals, RetentionTotals::secondsSpent);
+    Gauge.builder("iox.retention.overdue.seconds", totals, RetentionTotals::overdueSeconds)
+        .description("how far past its expiry the oldest remaining key is (0 = keeping up)")
+        .register(registry);
+  }
+
+  private static <T> void counter(
+      MeterRegistry registry, String name, String description, T source, ToDoubleFunction<T> count, String... tags) {
+    FunctionCounter.builder(name, source, count).description(description).tags(tags).register(registry);
+  }
+
+  /** Lag costs a query; scrapes within a few seconds share one answer. */
+  static final class CachedLag {
+    private static final Duration FRESH_FOR = Duration.ofSeconds(5);
+    private final OutboxRelay relay;
+    private RelayLag value;
+    private Instant measuredAt = Instant.MIN;
+
+    CachedLag(OutboxRelay relay) {
+      this.relay = relay;
+    }
+
+    synchronized RelayLag get() {
+      if (value == null || Instant.now().isAfter(measuredAt.plus(FRESH_FOR))) {
+        try {
+          value = relay.lag();
+        } catch (RuntimeException e) {
+          value = new RelayLag(java.util.Optional.empty(), 0, java.util.OptionalLong.empty());
+        }
+        measuredAt = Instant.now();
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,187 @@
+package dev.inboxoutbox.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.RelayState;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+class InboxOutboxStarterIT {
+
+  private Database database;
+  private String topic;
+  private ConfigurableApplicationContext context;
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class App {
+    @Bean
+    IdempotentConsumerDefinition orders() {
+      return IdempotentConsumerDefinition.of(
+          "starter-orders",
+          (message, context) -> {
+            try (PreparedStatement insert =
+                context.connection().prepareStatement("INSERT INTO orders (key) VALUES (?)")) {
+              insert.setString(1, message.idempotencyKey().value());
+              insert.executeUpdate();
+            }
+            context.emit(OutboxEvent.of("order", message.recordKey(), "OrderPlaced", "{}"));
+            return Outcome.success();
+          },
+          System.getProperty("test.topic"));
+    }
+  }
+
+  @BeforeEach
+  void start() throws SQLException {
+    database = DevStack.shared().postgres().createDatabase();
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL)");
+    }
+    topic = "starter-" + UUID.randomUUID().toString().substring(0, 8);
+    System.setProperty("test.topic", topic);
+    context =
+        new SpringApplicationBuilder(App.class)
+            .web(WebApplicationType.NONE)
+            .properties(
+                "spring.datasource.url=" + database.jdbcUrl(),
+                "spring.datasource.username=" + database.username(),
+                "spring.datasource.password=" + database.password(),
+                "spring.kafka.bootstrap-servers=" + DevStack.shared().kafka().bootstrapServers(),
+                "inbox-outbox.relay.enabled=true",
+                "inbox-outbox.relay.topic-replacement=" + topic + ".events.${routedByValue}",
+                "inbox-outbox.relay.offset-flush-interval=300ms",
+                "inbox-outbox.retention.interval=200ms")
+            .run();
+  }
+
+  @AfterEach
+  void stop() {
+    if (context != null) {
+      context.close();
+    }
+    database.close();
+  }
+
+  @Test
+  void propertiesWireTheConsumerRelayRetentionMetricsAndHealth() throws Exception {
+    OutboxRelay relay = context.getBean(OutboxRelay.class);
+    awaitTrue(() -> relay.state() == RelayState.RUNNING, "relay running");
+    awaitTrue(() -> count("SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active") == 1, "slot active");
+
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      for (int i = 0; i < 6; i++) {
+        producer.send(record("o-" + i, "k-" + i, "{\"n\":" + i + "}"));
+      }
+      producer.send(record("o-1", "k-1", "{\"n\":1}")); // a redelivery
+      producer.send(record("o-2", "k-2", "{\"n\":1}")); // same key, other payload
+      producer.send(record("o-3", "k-bad", "{\"n\":"));  // malformed
+    }
+
+    IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
+    awaitTrue(() -> consumers.stats().get("starter-orders").snapshot().records() >= 9, "records consumed");
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0 && relay.status().publishedEvents() >= 6, "events relayed");
+    RetentionTotals retention = context.getBean(RetentionTotals.class);
+    awaitTrue(() -> retention.runs() >= 2, "retention runs on its schedule");
+
+    assertThat(count("SELECT count(*) FROM orders")).isEqualTo(6);
+    assertThat(count("SELECT count(*) FROM iox_schema_history WHERE success")).isGreaterThanOrEqualTo(2);
+
+    MeterRegistry meters = context.getBean(MeterRegistry.class);
+    assertThat(meters.get("iox.consumer.claims").tag("operation", "starter-orders").tag("result", "new").functionCounter().count()).isEqualTo(6);
+    assertThat(meters.get("iox.consumer.claims").tag("result", "duplicate").functionCounter().count()).isEqualTo(1);
+    assertThat(meters.get("iox.consumer.claims").tag("result", "conflict").functionCounter().count()).isEqualTo(1);
+    assertThat(meters.get("iox.consumer.dead.letters").tag("reason", "MALFORMED_PAYLOAD").functionCounter().count()).isEqualTo(1);
+    assertThat(meters.get("iox.consumer.handler").functionTimer().count()).isEqualTo(6);
+    assertThat(meters.get("iox.relay.published").functionCounter().count()).isGreaterThanOrEqualTo(6);
+    assertThat(meters.get("iox.relay.state").tag("state", "RUNNING").gauge().value()).isEqualTo(1);
+    assertThat(meters.get("iox.relay.unpublished.rows").gauge().value()).isZero();
+    assertThat(meters.get("iox.retention.runs").functionCounter().count()).isGreaterThanOrEqualTo(2);
+
+    RelayHealthIndicator health = context.getBean(RelayHealthIndicator.class);
+    assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+    assertThat(health.health(true).getDetails()).containsEntry("state", "RUNNING");
+
+    context.close();
+    assertThat(relay.state()).isEqualTo(RelayState.STOPPED);
+    context = null;
+  }
+
+  @Test
+  void configurationMetadataDescribesTheProperties() throws Exception {
+    try (InputStream metadata =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      assertThat(metadata).isNotNull();
+      String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(json)
+          .contains("\"inbox-outbox.relay.enabled\"")
+          .contains("\"inbox-outbox.consumer.too-old-policy\"")
+          .contains("\"inbox-outbox.retention.batch-size\"")
+          .contains("\"inbox-outbox.inbox.key-ttl\"")
+          .contains("Run the relay in this application");
+    }
+  }
+
+  private ProducerRecord<String, byte[]> record(String recordKey, String key, String json) {
+    ProducerRecord<String, byte[]> record =
+        new ProducerRecord<>(topic, recordKey, json.getBytes(StandardCharsets.UTF_8));
+    record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
+    return record;
+  }
+
+  private int count(String sql) {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery(sql)) {
+      row.next();
+      return row.getInt(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+}
