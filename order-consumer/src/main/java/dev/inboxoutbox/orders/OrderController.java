@@ -110,7 +110,7 @@ class OrderController {
   private Outcome placeOrder(Connection tx, JsonNode command, IdempotencyKey key) throws SQLException {
     List<OutboxEvent> events = new ArrayList<>();
     try {
-      String placed = orders.place(tx, command, events::add);
+      String placed = orders.place(tx, key.value(), command, events::add);
       outbox.appendAll(tx, events.stream().map(e -> e.withCausationId(key.value()).withCorrelationId(key.value())).toList());
       return Outcome.success(placed).withCode(201);
     } catch (OrderRejected rejected) {

@@ -20,7 +20,7 @@ final class OrderHandlers {
     try {
       switch (type) {
         case "PlaceOrder":
-          return Outcome.success(orders.place(context.connection(), message.payload(), context::emit)).withCode(201);
+          return Outcome.success(orders.place(context.connection(), message.idempotencyKey().value(), message.payload(), context::emit)).withCode(201);
         case "CancelOrder":
           return Outcome.success(orders.cancel(context.connection(), message.payload(), context::emit)).withCode(200);
         default:

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
@@ -24,14 +25,15 @@ final class Orders {
 
   private record OrderRow(String status, int version, String customerId, long totalCents) {}
 
-  /** Places an order and reserves its stock; returns the outcome body. */
-  String place(Connection tx, JsonNode command, Consumer<OutboxEvent> emit) throws SQLException, OrderRejected {
-    String orderId = text(command, "orderId");
+  /**
+   * Places an order and reserves its stock; returns the outcome body. The order id is made here,
+   * as in any real shop: only the inbox stops a repeated command from placing a second order.
+   */
+  String place(Connection tx, String placedBy, JsonNode command, Consumer<OutboxEvent> emit)
+      throws SQLException, OrderRejected {
+    String orderId = "o-" + UUID.randomUUID();
     String customerId = text(command, "customerId");
     List<Line> lines = lines(command);
-    if (find(tx, orderId).isPresent()) {
-      throw new OrderRejected(409, "order_exists", "order " + orderId + " already exists");
-    }
     TreeMap<String, Integer> perSku = new TreeMap<>();
     long total = 0;
     for (Line line : lines) {
@@ -55,10 +57,12 @@ final class Orders {
     }
     try (PreparedStatement insert =
         tx.prepareStatement(
-            "INSERT INTO orders (order_id, customer_id, status, total_cents) VALUES (?, ?, 'PLACED', ?)")) {
+            "INSERT INTO orders (order_id, placed_by, customer_id, status, total_cents)"
+                + " VALUES (?, ?, ?, 'PLACED', ?)")) {
       insert.setString(1, orderId);
-      insert.setString(2, customerId);
-      insert.setLong(3, total);
+      insert.setString(2, placedBy);
+      insert.setString(3, customerId);
+      insert.setLong(4, total);
       insert.executeUpdate();
     }
     try (PreparedStatement item =

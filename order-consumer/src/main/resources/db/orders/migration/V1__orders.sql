@@ -2,6 +2,8 @@
 -- command's idempotency key, so a redelivered command can never reserve twice.
 CREATE TABLE orders (
     order_id     text        NOT NULL,
+    -- The PlaceOrder key that created it: at most one order per key is the invariant chaos checks.
+    placed_by    text        NOT NULL,
     customer_id  text        NOT NULL,
     status       text        NOT NULL,
     total_cents  bigint      NOT NULL,

@@ -71,15 +71,15 @@ class OrderConsumerIT {
   @Test
   void postOrdersAnswersLikeTheIdempotencyKeyDraft() throws Exception {
     String key = UUID.randomUUID().toString();
-    String orderId = "http-" + UUID.randomUUID();
-    String body = place(orderId, "SKU-01", 2);
+    String customer = "http-" + UUID.randomUUID();
+    String body = place(customer, "SKU-01", 2);
 
     HttpResponse<String> first = post(key, body);
     HttpResponse<String> replay = post(key, body.replace(",", " , "));
-    HttpResponse<String> otherBody = post(key, place(orderId, "SKU-01", 3));
+    HttpResponse<String> otherBody = post(key, place(customer, "SKU-01", 3));
     HttpResponse<String> noKey = post(null, body);
     HttpResponse<String> badJson = post(UUID.randomUUID().toString(), "{\"orderId\":");
-    HttpResponse<String> badOrder = post(UUID.randomUUID().toString(), "{\"orderId\":\"x\",\"customerId\":\"c\",\"items\":[]}");
+    HttpResponse<String> badOrder = post(UUID.randomUUID().toString(), "{\"customerId\":\"c\",\"items\":[]}");
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.body()).contains("\"status\":\"PLACED\"").contains("\"totalCents\":2500");
@@ -91,7 +91,8 @@ class OrderConsumerIT {
     assertThat(noKey.body()).contains("Idempotency-Key");
     assertThat(badJson.statusCode()).isEqualTo(400);
     assertThat(badOrder.statusCode()).isEqualTo(400);
-    assertThat(count("SELECT count(*) FROM orders WHERE order_id = '" + orderId + "'")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + key + "'")).isEqualTo(1);
+    assertThat(first.body()).contains(orderPlacedBy(key));
     assertThat(count("SELECT initial - available FROM stock WHERE sku = 'SKU-01'"))
         .isEqualTo(count("SELECT coalesce(sum(qty), 0) FROM stock_reservations WHERE sku = 'SKU-01'"));
   }
@@ -99,7 +100,7 @@ class OrderConsumerIT {
   @Test
   void outOfStockIsAStoredRejectionThatReplays() throws Exception {
     String key = UUID.randomUUID().toString();
-    String body = place("rare-" + UUID.randomUUID(), "SKU-RARE", 51);
+    String body = place("rare", "SKU-RARE", 51);
     HttpResponse<String> first = post(key, body);
     HttpResponse<String> again = post(key, body);
     assertThat(first.statusCode()).isEqualTo(409);
@@ -111,14 +112,15 @@ class OrderConsumerIT {
 
   @Test
   void kafkaCommandsAndPaymentResultsMoveTheOrderThroughItsStates() throws Exception {
-    String paid = "k-" + UUID.randomUUID();
-    String cancelled = "k-" + UUID.randomUUID();
     String placeKey = UUID.randomUUID().toString();
-    send("orders.commands", paid, placeKey, "PlaceOrder", place(paid, "SKU-02", 1));
-    send("orders.commands", paid, placeKey, "PlaceOrder", place(paid, "SKU-02", 1)); // redelivery
-    send("orders.commands", cancelled, UUID.randomUUID().toString(), "PlaceOrder", place(cancelled, "SKU-03", 4));
-    awaitTrue(() -> status(paid).equals("PLACED") && status(cancelled).equals("PLACED"), "orders placed");
-
+    String cancelKey = UUID.randomUUID().toString();
+    send("orders.commands", "c-1", placeKey, "PlaceOrder", place("c-1", "SKU-02", 1));
+    send("orders.commands", "c-1", placeKey, "PlaceOrder", place("c-1", "SKU-02", 1)); // redelivery
+    send("orders.commands", "c-2", cancelKey, "PlaceOrder", place("c-2", "SKU-03", 4));
+    awaitTrue(() -> !orderPlacedBy(placeKey).isEmpty() && !orderPlacedBy(cancelKey).isEmpty(), "orders placed");
+    String paid = orderPlacedBy(placeKey);
+    String cancelled = orderPlacedBy(cancelKey);
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + placeKey + "'")).isEqualTo(1);
     String captured = "{\"orderId\":\"" + paid + "\",\"paymentId\":\"pay-" + paid + "\",\"chargeId\":\"ch_1\",\"amountCents\":1250}";
     String captureKey = UUID.randomUUID().toString();
     send("outbox.event.payment-result", paid, captureKey, "PaymentCaptured", captured);
@@ -144,9 +146,19 @@ class OrderConsumerIT {
     assertThat(requests.stream().filter(r -> r.key().equals(paid)).count()).isEqualTo(1);
   }
 
-  private static String place(String orderId, String sku, int qty) {
-    return "{\"orderId\":\"" + orderId + "\",\"customerId\":\"c-1\",\"items\":[{\"sku\":\"" + sku
+  private static String place(String customerId, String sku, int qty) {
+    return "{\"customerId\":\"" + customerId + "\",\"items\":[{\"sku\":\"" + sku
         + "\",\"qty\":" + qty + ",\"unitPriceCents\":1250}]}";
+  }
+
+  private static String orderPlacedBy(String key) {
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("SELECT order_id FROM orders WHERE placed_by = '" + key + "'")) {
+      return row.next() ? row.getString(1) : "";
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private HttpResponse<String> post(String key, String body) throws Exception {
