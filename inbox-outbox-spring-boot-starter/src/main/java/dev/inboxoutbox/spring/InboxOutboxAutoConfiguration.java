@@ -1,6 +1,7 @@
 package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.CrashInjector;
+import dev.inboxoutbox.consumer.CrashPoint;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
@@ -102,7 +103,11 @@ public class InboxOutboxAutoConfiguration {
         inbox,
         outbox,
         inboxOutboxDeadLetterProducer,
-        crashInjector.getIfAvailable(() -> CrashInjector.NONE));
+        crashInjector.getIfAvailable(
+            () ->
+                properties.getChaos().getCrashPoints().isEmpty()
+                    ? CrashInjector.NONE
+                    : CrashInjector.halting(properties.getChaos().getCrashPoints())));
   }
 
   @Bean
@@ -130,7 +135,11 @@ public class InboxOutboxAutoConfiguration {
         settings.producerProperty(name, String.valueOf(value));
       }
     });
-    return new OutboxRelay(settings.build());
+    if (properties.getChaos().getCrashPoints().isEmpty()) {
+      return new OutboxRelay(settings.build());
+    }
+    CrashInjector crash = CrashInjector.halting(properties.getChaos().getCrashPoints());
+    return new OutboxRelay(settings.build(), events -> crash.at(CrashPoint.RELAY_AFTER_PUBLISH));
   }
 
   @Bean

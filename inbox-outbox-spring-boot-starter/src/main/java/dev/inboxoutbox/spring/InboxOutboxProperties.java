@@ -17,6 +17,28 @@ public class InboxOutboxProperties {
   private final Consumer consumer = new Consumer();
   private final Relay relay = new Relay();
   private final Retention retention = new Retention();
+  private final Chaos chaos = new Chaos();
+
+  public Chaos getChaos() {
+    return chaos;
+  }
+
+  /** Crash injection for chaos runs; empty (off) by default. */
+  public static class Chaos {
+    /**
+     * Probability per crash point that the JVM halts there, e.g.
+     * inbox-outbox.chaos.crash-points.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT=0.002. Never in production.
+     */
+    private Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints = new LinkedHashMap<>();
+
+    public Map<dev.inboxoutbox.consumer.CrashPoint, Double> getCrashPoints() {
+      return crashPoints;
+    }
+
+    public void setCrashPoints(Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints) {
+      this.crashPoints = crashPoints;
+    }
+  }
 
   public Schema getSchema() {
     return schema;
