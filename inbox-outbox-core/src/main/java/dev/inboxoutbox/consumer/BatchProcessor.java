@@ -127,7 +127,7 @@ public final class BatchProcessor {
       }
     } catch (DatabaseUnavailableException e) {
       stats.transientFailure();
-      throw new TransientFailureException("database failed: " + e.getMessage(), e.getCause(), resumeAt);
+      throw new TransientFailureException("transient failure, retrying later: " + e.getMessage(), e.getCause(), resumeAt);
     }
     publishDeadLetters(rejected, resumeAt);
     stats.records(records.size());

@@ -4,14 +4,19 @@ import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 
-/** Tells a failing database (retry later, same records) from a failing record (dead-letter it). */
+/**
+ * Tells a failing dependency (the database, or a handler's {@link RetryLaterException}: retry later,
+ * same records) from a failing record (dead-letter it).
+ */
 final class Transience {
 
   private Transience() {}
 
   static boolean isTransient(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
+      if (t instanceof RetryLaterException
+          || t instanceof SQLTransientException
+          || t instanceof SQLRecoverableException) {
         return true;
       }
       if (t instanceof SQLException sql && transientState(sql.getSQLState())) {
