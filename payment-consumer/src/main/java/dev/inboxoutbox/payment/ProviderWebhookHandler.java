@@ -1,0 +1,96 @@
+package dev.inboxoutbox.payment;
+
+import static dev.inboxoutbox.payment.PaymentEvents.outcome;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.inboxoutbox.consumer.HandlerContext;
+import dev.inboxoutbox.consumer.IncomingMessage;
+import dev.inboxoutbox.consumer.MessageHandler;
+import dev.inboxoutbox.consumer.PoisonMessageException;
+import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.payment.PaymentTransitions.ChargeResult;
+import dev.inboxoutbox.payment.PaymentTransitions.Decision;
+import dev.inboxoutbox.payment.PaymentTransitions.Verdict;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Verified provider webhooks -> the payment's final state and one {@code PaymentCaptured} or
+ * {@code PaymentFailed}. The inbox key is the provider's event id, so the at-least-once copies of
+ * one event apply once. Other events about the same charge (late, out of order, contradictory) are
+ * judged by {@link PaymentTransitions}; the version check on the update makes a race with the
+ * charger re-read and judge again instead of overwriting.
+ */
+final class ProviderWebhookHandler implements MessageHandler {
+
+  static final String OPERATION = "payment-webhooks";
+  static final String CHARGE_SUCCEEDED = "charge.succeeded";
+  static final String CHARGE_FAILED = "charge.failed";
+  static final String FAILURE_REASON = "charge_failed";
+
+  private static final Logger log = LoggerFactory.getLogger(ProviderWebhookHandler.class);
+  private static final int UPDATE_ATTEMPTS = 5;
+
+  private final Payments payments;
+
+  ProviderWebhookHandler(Payments payments) {
+    this.payments = payments;
+  }
+
+  @Override
+  public Outcome handle(IncomingMessage message, HandlerContext context) throws SQLException {
+    JsonNode event = message.payload();
+    // The type header, or the payload's "type" field when a producer left the header out.
+    String type = message.type().orElse("");
+    boolean succeeded;
+    if (type.equals(CHARGE_SUCCEEDED)) {
+      succeeded = true;
+    } else if (type.equals(CHARGE_FAILED)) {
+      succeeded = false;
+    } else {
+      throw PoisonMessageException.unknownType(type);
+    }
+    JsonNode data = Payloads.object(event, "data");
+    String paymentId = Payloads.text(data, "paymentId");
+    ChargeResult result =
+        new ChargeResult(
+            Payloads.text(data, "chargeId"),
+            succeeded,
+            Payloads.positiveCents(data, "amountCents"),
+            Payloads.currency(data, "currency"));
+    Connection tx = context.connection();
+    for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      Optional<Payment> found = payments.find(tx, paymentId);
+      if (found.isEmpty()) {
+        return Outcome.rejected(outcome("error", "unknown_payment", "paymentId", paymentId));
+      }
+      Payment payment = found.get();
+      Decision decision = PaymentTransitions.onChargeResult(payment, result);
+      if (decision.verdict() == Verdict.ALREADY_APPLIED) {
+        return Outcome.success(outcome("paymentId", paymentId, "status", payment.status().name()));
+      }
+      if (decision.verdict() == Verdict.REJECT) {
+        log.info("webhook {} ({}) for payment {} rejected: {} (payment is {})",
+            message.idempotencyKey().value(), type, paymentId, decision.reason(), payment.status());
+        return Outcome.rejected(outcome(
+            "error", decision.reason(), "paymentId", paymentId, "status", payment.status().name()));
+      }
+      String failureReason = succeeded ? null : FAILURE_REASON;
+      if (payments.update(tx, payment, decision.next(), result.chargeId(), failureReason)) {
+        context.emit(
+            succeeded
+                ? PaymentEvents.paymentCaptured(payment, result.chargeId())
+                : PaymentEvents.paymentFailed(payment, result.chargeId(), failureReason));
+        return Outcome.success(outcome(
+            "paymentId", paymentId, "chargeId", result.chargeId(), "status", decision.next().name()));
+      }
+    }
+    // A serialization failure (SQLSTATE 40001): the consumer runtime retries the batch later.
+    throw new SQLTransactionRollbackException(
+        "payment " + paymentId + " kept changing while applying " + type, "40001");
+  }
+}

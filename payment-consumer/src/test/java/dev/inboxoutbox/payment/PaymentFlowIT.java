@@ -1,0 +1,469 @@
+package dev.inboxoutbox.payment;
+
+import static dev.inboxoutbox.payment.TopicReader.header;
+import static dev.inboxoutbox.payment.TopicReader.value;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.inboxoutbox.consumer.ConsumerStats;
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.provider.ChargeStatus;
+import dev.inboxoutbox.provider.LedgerEntry;
+import dev.inboxoutbox.provider.PaymentProviderSimulator;
+import dev.inboxoutbox.provider.WebhookEvent;
+import dev.inboxoutbox.provider.WebhookSignature;
+import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.RelayState;
+import dev.inboxoutbox.spring.IdempotentConsumers;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The whole service against real PostgreSQL, a real Kafka broker and the provider simulator over
+ * HTTP: {@code PaymentRequested} in, one charge at the provider, verified webhooks, one
+ * {@code PaymentCaptured} / {@code PaymentFailed} out. The simulator delivers every webhook twice
+ * after a random delay and fails half of the charges (predictably per key, so each test picks an
+ * order that ends the way it needs).
+ */
+class PaymentFlowIT {
+
+  private static final String SECRET = "whsec_payment_flow_it";
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private static final WebhookSignature SIGNER = new WebhookSignature(SECRET);
+
+  private static Database database;
+  private static PaymentProviderSimulator provider;
+  private static ConfigurableApplicationContext app;
+  private static KafkaProducer<String, byte[]> producer;
+  private static URI webhookUrl;
+  private static String paymentTopic;
+  private static String chargeTopic;
+  private static String webhookTopic;
+  private static String resultTopic;
+
+  @BeforeAll
+  static void start() throws Exception {
+    database = DevStack.shared().postgres().createDatabase();
+    provider =
+        PaymentProviderSimulator.builder()
+            .port(0)
+            .webhookSecret(SECRET)
+            .failureShare(0.5)
+            .duplicateShare(1.0)
+            .delay(Duration.ZERO, Duration.ofMillis(200))
+            .retryBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
+            .seed(11)
+            .build()
+            .start();
+    // Topics of their own: the broker is shared by every test class of this JVM.
+    String prefix = "payment-it-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    paymentTopic = prefix + "outbox.event.payment";
+    chargeTopic = prefix + "outbox.event.charge";
+    webhookTopic = prefix + "payments.webhooks";
+    resultTopic = prefix + "outbox.event.payment-result";
+    // Command-line arguments, because they outrank application.properties (builder properties do not).
+    app =
+        new SpringApplicationBuilder(PaymentConsumerApplication.class)
+            .run(
+                "--spring.datasource.url=" + database.jdbcUrl(),
+                "--spring.datasource.username=" + database.username(),
+                "--spring.datasource.password=" + database.password(),
+                "--spring.kafka.bootstrap-servers=" + DevStack.shared().kafka().bootstrapServers(),
+                "--server.port=0",
+                "--payment.provider.url=" + provider.baseUrl(),
+                "--payment.provider.webhook-secret=" + SECRET,
+                "--payment.provider.retry-backoff=50ms",
+                "--payment.topics.payment-requests=" + paymentTopic,
+                "--payment.topics.charges=" + chargeTopic,
+                "--payment.topics.webhooks=" + webhookTopic,
+                "--inbox-outbox.relay.topic-replacement=" + prefix + "outbox.event.${routedByValue}",
+                "--inbox-outbox.relay.offset-flush-interval=300ms",
+                "--inbox-outbox.consumer.retry-backoff-max=1s");
+    webhookUrl =
+        URI.create("http://localhost:" + app.getEnvironment().getProperty("local.server.port") + "/webhooks/provider");
+    provider.webhookUrl(webhookUrl);
+    // The relay only streams rows written after its slot exists.
+    OutboxRelay relay = app.getBean(OutboxRelay.class);
+    awaitTrue(
+        () -> relay.state() == RelayState.RUNNING
+            && count("SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active") == 1,
+        "relay streaming");
+    producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers(), "acks", "all"),
+            new StringSerializer(),
+            new ByteArraySerializer());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (producer != null) {
+      producer.close();
+    }
+    if (app != null) {
+      app.close();
+    }
+    if (provider != null) {
+      provider.close();
+    }
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  @Test
+  void aPaymentRequestIsChargedOnceAndCapturedThroughTheWebhook() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+    requestPayment(orderId, UUID.randomUUID().toString());
+
+    awaitStatus(paymentId, "CAPTURED");
+    LedgerEntry charge = onlyCharge(paymentId);
+    assertThat(charge.idempotencyKey()).isEqualTo("charge-" + paymentId);
+    assertThat(charge.amountCents()).isEqualTo(2500);
+    assertThat(charge.status()).isEqualTo(ChargeStatus.SUCCEEDED);
+    assertThat(text("SELECT charge_id FROM payments WHERE payment_id = ?", paymentId)).contains(charge.chargeId());
+
+    try (TopicReader charges = new TopicReader(chargeTopic)) {
+      ConsumerRecord<String, byte[]> chargeRequested = charges.readUntil(paymentId, r -> !r.isEmpty(), WAIT).get(0);
+      assertThat(header(chargeRequested, "type")).isEqualTo("ChargeRequested");
+      JsonNode payload = JSON.readTree(value(chargeRequested));
+      assertThat(payload.get("paymentId").asText()).isEqualTo(paymentId);
+      assertThat(payload.get("orderId").asText()).isEqualTo(orderId);
+      assertThat(payload.get("amountCents").asLong()).isEqualTo(2500);
+      assertThat(payload.get("currency").asText()).isEqualTo("EUR");
+      assertThat(payload.get("idempotencyKey").asText()).isEqualTo("charge-" + paymentId);
+    }
+    ConsumerRecord<String, byte[]> result = onlyResult(orderId);
+    assertThat(header(result, "type")).isEqualTo("PaymentCaptured");
+    JsonNode captured = JSON.readTree(value(result));
+    assertThat(captured.get("orderId").asText()).isEqualTo(orderId);
+    assertThat(captured.get("paymentId").asText()).isEqualTo(paymentId);
+    assertThat(captured.get("chargeId").asText()).isEqualTo(charge.chargeId());
+    assertThat(captured.get("amountCents").asLong()).isEqualTo(2500);
+    assertThat(captured.get("reason").isNull()).isTrue();
+  }
+
+  @Test
+  void theSamePaymentRequestedDeliveredTwiceChargesOnce() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+    String eventId = UUID.randomUUID().toString();
+    requestPayment(orderId, eventId);
+    requestPayment(orderId, eventId);
+    // The same payment asked for again under another event id (say, a re-emitting order service).
+    String otherEventId = UUID.randomUUID().toString();
+    requestPayment(orderId, otherEventId);
+
+    // Same record key, same partition: once the last is consumed, so are the two before it.
+    awaitTrue(() -> inboxStatus(PaymentRequestHandler.OPERATION, otherEventId).isPresent(), "third request consumed");
+    awaitStatus(paymentId, "CAPTURED");
+    assertThat(inboxStatus(PaymentRequestHandler.OPERATION, eventId)).contains("COMPLETED");
+    assertThat(inboxStatus(PaymentRequestHandler.OPERATION, otherEventId)).contains("COMPLETED");
+    onlyCharge(paymentId);
+    assertThat(count("SELECT count(*) FROM payments WHERE order_id = ?", orderId)).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM outbox WHERE type = 'ChargeRequested' AND aggregateid = ?", paymentId))
+        .isEqualTo(1);
+    onlyResult(orderId);
+  }
+
+  @Test
+  void aWebhookDeliveredThreeTimesCapturesOnceAndReportsOnce() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+    requestPayment(orderId, UUID.randomUUID().toString());
+    awaitStatus(paymentId, "CAPTURED");
+    int versionAfterCapture = count("SELECT version FROM payments WHERE payment_id = ?", paymentId);
+    WebhookEvent event =
+        provider.webhookEvents().stream().filter(e -> e.paymentId().equals(paymentId)).findFirst().orElseThrow();
+
+    try (TopicReader webhooks = new TopicReader(webhookTopic)) {
+      // The simulator delivers each event twice; a third copy comes late, after the capture, signed
+      // afresh as a provider's retry would be.
+      webhooks.readUntil(paymentId, r -> r.size() == 2, WAIT);
+      assertThat(postWebhook(event.bodyBytes(), SIGNER.sign(event.bodyBytes(), Instant.now())).statusCode())
+          .isEqualTo(200);
+      List<ConsumerRecord<String, byte[]>> copies = webhooks.readUntil(paymentId, r -> r.size() == 3, WAIT);
+      assertThat(copies).extracting(r -> header(r, "Idempotency-Key")).containsOnly(event.id());
+      assertThat(copies).extracting(r -> header(r, "type")).containsOnly("charge.succeeded");
+      assertThat(copies).extracting(TopicReader::value).containsOnly(event.body());
+    }
+    awaitConsumedAfter(paymentId);
+
+    assertThat(inboxStatus(ProviderWebhookHandler.OPERATION, event.id())).contains("COMPLETED");
+    assertThat(count("SELECT version FROM payments WHERE payment_id = ?", paymentId)).isEqualTo(versionAfterCapture);
+    assertThat(onlyCharge(paymentId).status()).isEqualTo(ChargeStatus.SUCCEEDED);
+    assertThat(header(onlyResult(orderId), "type")).isEqualTo("PaymentCaptured");
+  }
+
+  @Test
+  void aFailedChargeFailsThePaymentAndReportsPaymentFailedOnce() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.FAILED);
+    String paymentId = "pay-" + orderId;
+    requestPayment(orderId, UUID.randomUUID().toString());
+
+    awaitStatus(paymentId, "FAILED");
+    LedgerEntry charge = onlyCharge(paymentId);
+    assertThat(charge.status()).isEqualTo(ChargeStatus.FAILED);
+    ConsumerRecord<String, byte[]> result = onlyResult(orderId);
+    assertThat(header(result, "type")).isEqualTo("PaymentFailed");
+    JsonNode failed = JSON.readTree(value(result));
+    assertThat(failed.get("chargeId").asText()).isEqualTo(charge.chargeId());
+    assertThat(failed.get("reason").asText()).isEqualTo("charge_failed");
+  }
+
+  @Test
+  void aLateContradictoryWebhookIsStoredAsARejectionAndChangesNothing() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+    requestPayment(orderId, UUID.randomUUID().toString());
+    awaitStatus(paymentId, "CAPTURED");
+    LedgerEntry charge = onlyCharge(paymentId);
+
+    String lateEventId = "evt_late_" + shortId();
+    byte[] late = webhookBody(lateEventId, "charge.failed", paymentId, charge.chargeId(), charge.amountCents());
+    assertThat(postWebhook(late, SIGNER.sign(late, Instant.now())).statusCode()).isEqualTo(200);
+
+    awaitTrue(() -> inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId).isPresent(), "late webhook consumed");
+    assertThat(inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId)).contains("FAILED");
+    assertThat(inboxOutcome(ProviderWebhookHandler.OPERATION, lateEventId).orElseThrow()).contains("payment_already_captured");
+    assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId)).contains("CAPTURED");
+    assertThat(header(onlyResult(orderId), "type")).isEqualTo("PaymentCaptured");
+  }
+
+  @Test
+  void aProviderOutageDelaysTheChargeAndLosesNothing() throws Exception {
+    ConsumerStats charger = app.getBean(IdempotentConsumers.class).stats().get(ChargeRequestHandler.OPERATION);
+    long transientBefore = charger.snapshot().transientFailures();
+    long deadLettersBefore = charger.snapshot().deadLettered();
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+
+    provider.outage(true);
+    try {
+      requestPayment(orderId, UUID.randomUUID().toString());
+      awaitTrue(() -> charger.snapshot().transientFailures() >= transientBefore + 2, "charge retried during the outage");
+      assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId)).contains("REQUESTED");
+      assertThat(provider.ledgerFor(paymentId)).isEmpty();
+    } finally {
+      provider.outage(false);
+    }
+
+    awaitStatus(paymentId, "CAPTURED");
+    onlyCharge(paymentId);
+    assertThat(charger.snapshot().deadLettered()).isEqualTo(deadLettersBefore);
+    onlyResult(orderId);
+  }
+
+  @Test
+  void aBadSignatureIs401AndWritesNothing() throws Exception {
+    String paymentId = "pay-forged-" + shortId();
+    String eventId = "evt_forged_" + shortId();
+    byte[] body = webhookBody(eventId, "charge.succeeded", paymentId, "ch_forged", 2500);
+
+    HttpResponse<String> wrongSecret =
+        postWebhook(body, new WebhookSignature("whsec_attacker").sign(body, Instant.now()));
+    assertThat(wrongSecret.statusCode()).isEqualTo(401);
+    assertThat(JSON.readTree(wrongSecret.body()).get("reason").asText()).isEqualTo("MISMATCH");
+    byte[] tampered = new String(body, StandardCharsets.UTF_8).replace("2500", "1").getBytes(StandardCharsets.UTF_8);
+    assertThat(postWebhook(tampered, SIGNER.sign(body, Instant.now())).statusCode()).isEqualTo(401);
+    assertThat(postWebhook(body, null).statusCode()).isEqualTo(401);
+    // Correctly signed but not an event this service can route: refused before Kafka too.
+    byte[] noPayment = "{\"id\":\"evt_x\",\"type\":\"charge.succeeded\",\"data\":{}}".getBytes(StandardCharsets.UTF_8);
+    assertThat(postWebhook(noPayment, SIGNER.sign(noPayment, Instant.now())).statusCode()).isEqualTo(400);
+
+    assertNothingWritten(paymentId, eventId);
+  }
+
+  @Test
+  void aStaleTimestampIs401AndWritesNothing() throws Exception {
+    String paymentId = "pay-replayed-" + shortId();
+    String eventId = "evt_replayed_" + shortId();
+    byte[] body = webhookBody(eventId, "charge.succeeded", paymentId, "ch_replayed", 2500);
+
+    // A genuine delivery captured six minutes ago and replayed now.
+    HttpResponse<String> stale = postWebhook(body, SIGNER.sign(body, Instant.now().minusSeconds(301)));
+    assertThat(stale.statusCode()).isEqualTo(401);
+    assertThat(JSON.readTree(stale.body()).get("reason").asText()).isEqualTo("STALE");
+    assertThat(postWebhook(body, SIGNER.sign(body, Instant.now().plusSeconds(301))).statusCode()).isEqualTo(401);
+
+    assertNothingWritten(paymentId, eventId);
+  }
+
+  /**
+   * Proves that refused webhooks produced nothing: a valid one with the same key goes to the same
+   * partition after anything they could have produced, so once it is read and consumed, whatever
+   * is not there before it was never written.
+   */
+  private static void assertNothingWritten(String paymentId, String refusedEventId) throws Exception {
+    String sentinelId = awaitConsumedAfter(paymentId);
+    try (TopicReader webhooks = new TopicReader(webhookTopic)) {
+      assertThat(webhooks.readAll(paymentId)).extracting(r -> header(r, "Idempotency-Key")).containsExactly(sentinelId);
+    }
+    assertThat(inboxStatus(ProviderWebhookHandler.OPERATION, refusedEventId)).isEmpty();
+    assertThat(inboxOutcome(ProviderWebhookHandler.OPERATION, sentinelId).orElseThrow()).contains("unknown_payment");
+  }
+
+  /**
+   * Sends a harmless valid webhook keyed by this payment (another charge id, so it is rejected)
+   * and waits until the consumer stored its outcome: everything on the partition before it has been
+   * consumed by then. Returns its event id.
+   */
+  private static String awaitConsumedAfter(String paymentId) throws Exception {
+    String sentinelId = "evt_sentinel_" + shortId();
+    byte[] sentinel = webhookBody(sentinelId, "charge.succeeded", paymentId, "ch_sentinel_" + shortId(), 2500);
+    assertThat(postWebhook(sentinel, SIGNER.sign(sentinel, Instant.now())).statusCode()).isEqualTo(200);
+    awaitTrue(() -> inboxStatus(ProviderWebhookHandler.OPERATION, sentinelId).isPresent(), "sentinel webhook consumed");
+    return sentinelId;
+  }
+
+  /** The provider made exactly one charge for the payment. */
+  private static LedgerEntry onlyCharge(String paymentId) {
+    List<LedgerEntry> charges = provider.ledgerFor(paymentId);
+    assertThat(charges).as("charges of " + paymentId).hasSize(1);
+    return charges.get(0);
+  }
+
+  /**
+   * Exactly one result event for the order: one outbox row, and on Kafka only copies of that one
+   * event (the relay is at-least-once; repeats would carry the same id and be absorbed downstream).
+   */
+  private static ConsumerRecord<String, byte[]> onlyResult(String orderId) throws Exception {
+    assertThat(count("SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?", orderId))
+        .isEqualTo(1);
+    OutboxRelay relay = app.getBean(OutboxRelay.class);
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "outbox relayed");
+    try (TopicReader results = new TopicReader(resultTopic)) {
+      List<ConsumerRecord<String, byte[]>> records = results.readUntil(orderId, r -> !r.isEmpty(), WAIT);
+      assertThat(records).extracting(r -> header(r, "Idempotency-Key"))
+          .containsOnly(header(records.get(0), "Idempotency-Key"));
+      return records.get(0);
+    }
+  }
+
+  /** An order id whose charge the simulator will make succeed or fail, as the test needs. */
+  private static String orderEndingIn(ChargeStatus wanted) {
+    while (true) {
+      String orderId = "o-" + shortId();
+      if (provider.outcomeFor("charge-pay-" + orderId) == wanted) {
+        return orderId;
+      }
+    }
+  }
+
+  private static void requestPayment(String orderId, String eventId) throws Exception {
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("orderId", orderId);
+    payload.put("paymentId", "pay-" + orderId);
+    payload.put("customerId", "c-" + orderId);
+    payload.put("amountCents", 2500);
+    payload.put("currency", "EUR");
+    ProducerRecord<String, byte[]> record =
+        new ProducerRecord<>(paymentTopic, "pay-" + orderId, JSON.writeValueAsBytes(payload));
+    record.headers().add("Idempotency-Key", eventId.getBytes(StandardCharsets.UTF_8));
+    record.headers().add("type", "PaymentRequested".getBytes(StandardCharsets.UTF_8));
+    producer.send(record).get();
+  }
+
+  private static byte[] webhookBody(String eventId, String type, String paymentId, String chargeId, long amountCents)
+      throws IOException {
+    ObjectNode event = JSON.createObjectNode();
+    event.put("id", eventId);
+    event.put("type", type);
+    event.put("created", Instant.now().getEpochSecond());
+    ObjectNode data = event.putObject("data");
+    data.put("chargeId", chargeId);
+    data.put("paymentId", paymentId);
+    data.put("amountCents", amountCents);
+    data.put("currency", "EUR");
+    return JSON.writeValueAsBytes(event);
+  }
+
+  private static HttpResponse<String> postWebhook(byte[] body, String signature) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(webhookUrl)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (signature != null) {
+      request.header(WebhookSignature.HEADER, signature);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static void awaitStatus(String paymentId, String status) throws InterruptedException {
+    awaitTrue(
+        () -> text("SELECT status FROM payments WHERE payment_id = ?", paymentId).equals(Optional.of(status)),
+        paymentId + " " + status);
+  }
+
+  private static Optional<String> inboxStatus(String operation, String key) {
+    return text("SELECT status FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
+  }
+
+  private static Optional<String> inboxOutcome(String operation, String key) {
+    return text("SELECT outcome_body::text FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
+  }
+
+  private static int count(String sql, String... parameters) {
+    return Integer.parseInt(text(sql, parameters).orElseThrow());
+  }
+
+  private static Optional<String> text(String sql, String... parameters) {
+    try (Connection connection = database.connect();
+        PreparedStatement query = connection.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        query.setString(i + 1, parameters[i]);
+      }
+      try (ResultSet row = query.executeQuery()) {
+        return row.next() ? Optional.ofNullable(row.getString(1)) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String shortId() {
+    return UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+    Instant deadline = Instant.now().plus(WAIT);
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      Thread.sleep(50);
+    }
+  }
+}
