@@ -1,0 +1,387 @@
+package dev.inboxoutbox.chaos;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.provider.PaymentProviderSimulator;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The main job: starts (or connects to) PostgreSQL and Kafka, runs order-consumer and
+ * payment-consumer as real processes, produces orders, SIGKILLs instances and relay leaders at
+ * random moments (and lets them halt at named crash points), restarts them, waits for quiet and
+ * verifies that every effect happened exactly once.
+ */
+final class ChaosRun {
+
+  private static final Pattern MEASUREMENT = Pattern.compile("\"value\"\\s*:\\s*([0-9.E+-]+)");
+
+  private final ChaosOptions options;
+  private final PrintStream out;
+  private final Random random;
+  private final List<ServiceProcess> orderServices = new ArrayList<>();
+  private final List<ServiceProcess> paymentServices = new CopyOnWriteList();
+  private final Map<String, AtomicInteger> kills = new LinkedHashMap<>();
+  private final Set<ServiceProcess> killedByUs = ConcurrentHashMap.newKeySet();
+  private final Map<ServiceProcess, double[]> duplicates = new ConcurrentHashMap<>();
+  private final List<Map<String, Object>> timeline = new ArrayList<>();
+  private final List<Map<String, Object>> killLog = new ArrayList<>();
+
+  /** A list the webhook proxy may read while the run fills it. */
+  private static final class CopyOnWriteList extends java.util.concurrent.CopyOnWriteArrayList<ServiceProcess> {
+    private static final long serialVersionUID = 1L;
+  }
+
+  ChaosRun(ChaosOptions options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+    this.random = new Random(options.seed());
+    for (String kind : List.of("random", "relay-leader", "crash-point")) {
+      kills.put(kind, new AtomicInteger());
+    }
+  }
+
+  /** Runs, writes the report and returns whether every invariant held. */
+  boolean run() throws Exception {
+    Instant started = Instant.now();
+    out.printf("iox chaos: seed %d, %d orders at %d/s, %d order-consumer + %d payment-consumer processes, dedup %s%n",
+        options.seed(), options.orders(), options.ratePerSecond(), options.orderInstances(),
+        options.paymentInstances(), options.dedup() ? "on" : "OFF (negative control)");
+    Path runDirectory = options.reportDirectory().resolve("chaos-" + started.toString().replace(':', '-'));
+    Path logs = Files.createDirectories(runDirectory.resolve("logs"));
+    Path orderJar = serviceJar("order-consumer");
+    Path paymentJar = serviceJar("payment-consumer");
+    String secret = "whsec_" + UUID.randomUUID();
+
+    try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment());
+        Database ordersDb = stack.postgres().createDatabase();
+        Database paymentsDb = stack.postgres().createDatabase();
+        WebhookProxy proxy = new WebhookProxy(paymentServices);
+        PaymentProviderSimulator provider =
+            PaymentProviderSimulator.builder()
+                .port(0)
+                .webhookSecret(secret)
+                .webhookUrl(proxy.url())
+                .duplicateShare(options.webhookDuplicateShare())
+                .delay(Duration.ZERO, Duration.ofMillis(100))
+                .webhookThreads(16)
+                .failureShare(0.05)
+                .seed(options.seed())
+                .build()
+                .start()) {
+      String bootstrap = stack.kafka().bootstrapServers();
+      out.printf("stack: %s, %s; provider on port %d; logs in %s%n",
+          stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
+      for (int i = 1; i <= options.orderInstances(); i++) {
+        orderServices.add(new ServiceProcess("order-consumer-" + i, orderJar, freePort(),
+            serviceProperties(ordersDb, bootstrap, Map.of()), logs));
+      }
+      for (int i = 1; i <= options.paymentInstances(); i++) {
+        paymentServices.add(new ServiceProcess("payment-consumer-" + i, paymentJar, freePort(),
+            serviceProperties(paymentsDb, bootstrap, Map.of(
+                "payment.provider.url", provider.baseUrl().toString(),
+                "payment.provider.webhook-secret", secret)), logs));
+      }
+      List<ServiceProcess> all = Stream.concat(orderServices.stream(), paymentServices.stream()).toList();
+      for (ServiceProcess service : all) {
+        service.start();
+      }
+      awaitReady(all, Duration.ofMinutes(3));
+      out.printf("all %d processes up after %d s%n", all.size(), Duration.between(started, Instant.now()).toSeconds());
+
+      Instant loadStarted = Instant.now();
+      ExecutorService background = Executors.newFixedThreadPool(2);
+      ExecutorService restarts = Executors.newCachedThreadPool();
+      java.util.concurrent.ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor();
+      supervisor.scheduleWithFixedDelay(() -> restartCrashed(all, restarts), 200, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
+      try (LoadProducer load = new LoadProducer(bootstrap, options.seed(), options.retryShare(),
+          options.conflictShare(), options.malformedShare())) {
+        Future<?> producing = background.submit(() -> {
+          load.send(options.orders(), options.ratePerSecond());
+          return null;
+        });
+        killWhileLoading(all, producing, load, ordersDb, loadStarted, restarts);
+        producing.get();
+        background.shutdownNow();
+        awaitReady(all, Duration.ofMinutes(3));
+        boolean quiet = awaitQuiescence(ordersDb, paymentsDb, bootstrap, load, loadStarted);
+        supervisor.shutdownNow();
+        restarts.shutdownNow();
+        out.println();
+        out.println(quiet ? "quiet: verifying" : "did not go quiet within " + options.quiescenceTimeout() + ": verifying anyway");
+        List<Invariant> invariants =
+            new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap).verify(load.sent(), provider.ledger());
+        Duration took = Duration.between(started, Instant.now());
+        Report report = new Report(options, load.sent().summary(), killCounts(), invariants, timeline, killLog,
+            Map.of("webhooks", provider.webhookStats().toString(), "ledgerEntries", provider.ledger().size()), took);
+        report.print(out);
+        Path json = report.writeJson(runDirectory);
+        Path html = report.writeHtml(runDirectory);
+        out.printf("report: %s%n        %s%n", json, html);
+        return report.passed();
+      } finally {
+        background.shutdownNow();
+        all.forEach(ServiceProcess::kill);
+      }
+    }
+  }
+
+  private Map<String, String> serviceProperties(Database db, String bootstrap, Map<String, String> extra) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("spring.datasource.url", db.jdbcUrl());
+    properties.put("spring.datasource.username", db.username());
+    properties.put("spring.datasource.password", db.password());
+    properties.put("spring.kafka.bootstrap-servers", bootstrap);
+    properties.put("spring.kafka.consumer.max-poll-records", "200");
+    // A killed member's partitions wait for its session to expire: keep that short (broker minimum).
+    properties.put("spring.kafka.consumer.properties.session.timeout.ms", "6000");
+    properties.put("spring.kafka.consumer.properties.heartbeat.interval.ms", "1000");
+    properties.put("inbox-outbox.relay.enabled", "true");
+    properties.put("inbox-outbox.relay.offset-flush-interval", "500ms");
+    properties.put("inbox-outbox.relay.standby-poll-interval", "300ms");
+    properties.put("inbox-outbox.relay.restart-backoff-min", "300ms");
+    properties.put("inbox-outbox.relay.restart-backoff-max", "3s");
+    properties.put("inbox-outbox.consumer.dedup-enabled", String.valueOf(options.dedup()));
+    properties.put("inbox-outbox.retention.enabled", "false");
+    properties.put("management.endpoints.web.exposure.include", "health,metrics");
+    properties.put("management.endpoint.health.show-details", "always");
+    properties.put("spring.main.banner-mode", "off");
+    if (options.crashPointProbability() > 0) {
+      for (String point : List.of("MID_HANDLER", "AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT", "RELAY_AFTER_PUBLISH")) {
+        properties.put("inbox-outbox.chaos.crash-points." + point, String.valueOf(options.crashPointProbability()));
+      }
+    }
+    properties.putAll(extra);
+    return properties;
+  }
+
+  private void killWhileLoading(List<ServiceProcess> all, Future<?> producing, LoadProducer load, Database ordersDb,
+      Instant loadStarted, ExecutorService restarts) throws Exception {
+    Instant nextKill = Instant.now().plus(killInterval());
+    Instant nextSample = Instant.now();
+    while (!producing.isDone() || totalKills() < options.minKills()) {
+        Instant now = Instant.now();
+        if (!now.isBefore(nextKill)) {
+          synchronized (this) {
+            ServiceProcess victim = chooseVictim(all);
+            if (victim != null) {
+              killedByUs.add(victim);
+              victim.kill();
+              restarts.submit(() -> restartLater(victim));
+            }
+          }
+          nextKill = now.plus(killInterval());
+        }
+        if (!now.isBefore(nextSample)) {
+          sample(load, ordersDb, loadStarted);
+          nextSample = now.plusSeconds(1);
+        }
+        Thread.sleep(50);
+        if (Duration.between(loadStarted, now).compareTo(Duration.ofMinutes(10)) > 0) {
+          break; // a broken setup must not hang a CI run
+        }
+    }
+  }
+
+  private ServiceProcess chooseVictim(List<ServiceProcess> all) {
+    // Never the last live instance of a service: the run measures recovery, not a full outage.
+    List<ServiceProcess> alive =
+        all.stream().filter(ServiceProcess::alive).filter(this::hasLiveSibling).toList();
+    if (alive.isEmpty()) {
+      return null;
+    }
+    if (random.nextDouble() < 0.3) {
+      List<ServiceProcess> leaders = alive.stream().filter(ServiceProcess::leadsRelay).toList();
+      if (!leaders.isEmpty()) {
+        ServiceProcess leader = leaders.get(random.nextInt(leaders.size()));
+        record("relay-leader", leader);
+        return leader;
+      }
+    }
+    ServiceProcess victim = alive.get(random.nextInt(alive.size()));
+    record("random", victim);
+    return victim;
+  }
+
+  private boolean hasLiveSibling(ServiceProcess service) {
+    List<ServiceProcess> siblings = orderServices.contains(service) ? orderServices : paymentServices;
+    return siblings.stream().anyMatch(other -> other != service && other.alive() && other.ready());
+  }
+
+  private synchronized void record(String kind, ServiceProcess victim) {
+    kills.get(kind).incrementAndGet();
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("atMillis", System.currentTimeMillis());
+    entry.put("kind", kind);
+    entry.put("process", victim.name());
+    killLog.add(entry);
+  }
+
+  private void restartLater(ServiceProcess victim) {
+    try {
+      Thread.sleep(options.restartDelay().toMillis());
+      rememberDuplicates(victim);
+      victim.start();
+      killedByUs.remove(victim);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      out.println("restart of " + victim.name() + " failed: " + e.getMessage());
+    }
+  }
+
+  /** Processes that halted at a crash point on their own: counted and restarted. */
+  private synchronized void restartCrashed(List<ServiceProcess> all, ExecutorService restarts) {
+    for (ServiceProcess service : all) {
+      if (!service.alive() && !killedByUs.contains(service) && service.starts() > 0) {
+        killedByUs.add(service);
+        record("crash-point", service);
+        restarts.submit(() -> restartLater(service));
+      }
+    }
+  }
+
+  private void awaitReady(List<ServiceProcess> services, Duration timeout) throws InterruptedException {
+    Instant deadline = Instant.now().plus(timeout);
+    while (!services.stream().allMatch(ServiceProcess::ready)) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException("services not ready within " + timeout + "; see the logs");
+      }
+      for (ServiceProcess service : services) {
+        if (!service.alive()) {
+          try {
+            service.start();
+          } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + service.name(), e);
+          }
+        }
+      }
+      Thread.sleep(250);
+    }
+  }
+
+  private boolean awaitQuiescence(Database ordersDb, Database paymentsDb, String bootstrap, LoadProducer load,
+      Instant loadStarted) throws Exception {
+    Instant deadline = Instant.now().plus(options.quiescenceTimeout());
+    int quietSamples = 0;
+    String last = "";
+    try (KafkaLag kafka = new KafkaLag(bootstrap)) {
+      while (Instant.now().isBefore(deadline)) {
+        long lag = 0;
+        for (String[] group : Verifier.CONSUMER_GROUPS) {
+          lag += kafka.lag(group[0], group[1]);
+        }
+        long unpublished = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL")
+            + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL");
+        long open = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status = 'PLACED'");
+        String state = lag + "/" + unpublished + "/" + open + "/"
+            + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox");
+        quietSamples = lag == 0 && unpublished == 0 && open == 0 && state.equals(last) ? quietSamples + 1 : 0;
+        last = state;
+        if (quietSamples >= 3) {
+          return true;
+        }
+        sample(load, ordersDb, loadStarted);
+        Thread.sleep(1000);
+      }
+    }
+    return false;
+  }
+
+  private void sample(LoadProducer load, Database ordersDb, Instant loadStarted) {
+    long applied;
+    try {
+      applied = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM orders");
+    } catch (Exception e) {
+      applied = -1;
+    }
+    double absorbed = 0;
+    for (ServiceProcess service : Stream.concat(orderServices.stream(), paymentServices.stream()).toList()) {
+      double[] seen = duplicates.computeIfAbsent(service, s -> new double[2]);
+      service.get("/actuator/metrics/iox.consumer.claims?tag=result:duplicate").ifPresent(body -> {
+        Matcher value = MEASUREMENT.matcher(body);
+        if (value.find()) {
+          seen[1] = Double.parseDouble(value.group(1));
+        }
+      });
+      absorbed += seen[0] + seen[1];
+    }
+    Map<String, Object> point = new LinkedHashMap<>();
+    point.put("t", Duration.between(loadStarted, Instant.now()).toMillis() / 1000.0);
+    point.put("sent", load.sent().records.get());
+    point.put("orders", applied);
+    point.put("duplicatesAbsorbed", (long) absorbed);
+    point.put("kills", totalKills());
+    synchronized (this) {
+      timeline.add(point);
+    }
+    out.printf("\r[%5.1fs] sent %d  orders %d  duplicates absorbed %d  kills %d   ",
+        (double) point.get("t"), point.get("sent"), applied, (long) absorbed, totalKills());
+    out.flush();
+  }
+
+  /** A restarted process starts counting from zero; keep what its previous life counted. */
+  private void rememberDuplicates(ServiceProcess service) {
+    double[] seen = duplicates.computeIfAbsent(service, s -> new double[2]);
+    seen[0] += seen[1];
+    seen[1] = 0;
+  }
+
+  private int totalKills() {
+    return kills.values().stream().mapToInt(AtomicInteger::get).sum();
+  }
+
+  private Map<String, Integer> killCounts() {
+    Map<String, Integer> counts = new HashMap<>();
+    kills.forEach((kind, count) -> counts.put(kind, count.get()));
+    counts.put("total", totalKills());
+    return counts;
+  }
+
+  private Duration killInterval() {
+    long min = options.killIntervalMin().toMillis();
+    long max = options.killIntervalMax().toMillis();
+    return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
+  }
+
+  private Path serviceJar(String module) throws IOException {
+    Path target = options.repoRoot().resolve(module).resolve("target");
+    try (Stream<Path> files = Files.list(target)) {
+      return files
+          .filter(p -> p.getFileName().toString().startsWith(module) && p.getFileName().toString().endsWith("-exec.jar"))
+          .findFirst()
+          .orElseThrow(() -> new IllegalStateException(
+              "no " + module + " executable jar in " + target + "; build first: ./mvnw -B -q install -DskipTests"));
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new IllegalStateException(module + " is not built (" + target + " missing); run ./mvnw -B -q install -DskipTests", e);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

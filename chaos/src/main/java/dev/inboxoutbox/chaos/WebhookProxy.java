@@ -1,0 +1,72 @@
+package dev.inboxoutbox.chaos;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The provider has one webhook URL; the payment-consumer instances come and go. This forwards each
+ * delivery to a live instance, and answers 503 when none takes it, so the provider retries later.
+ */
+final class WebhookProxy implements AutoCloseable {
+
+  private final HttpServer server;
+  private final List<ServiceProcess> targets;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+  WebhookProxy(List<ServiceProcess> targets) throws IOException {
+    this.targets = targets;
+    this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
+    server.createContext("/", this::forward);
+    server.setExecutor(Executors.newFixedThreadPool(4));
+    server.start();
+  }
+
+  URI url() {
+    return URI.create("http://localhost:" + server.getAddress().getPort() + "/webhooks/provider");
+  }
+
+  private void forward(HttpExchange exchange) throws IOException {
+    byte[] body = exchange.getRequestBody().readAllBytes();
+    int status = 503;
+    List<ServiceProcess> alive = targets.stream().filter(ServiceProcess::alive).toList();
+    if (!alive.isEmpty()) {
+      ServiceProcess target = alive.get(ThreadLocalRandom.current().nextInt(alive.size()));
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(URI.create("http://localhost:" + target.port() + exchange.getRequestURI()))
+              .timeout(Duration.ofSeconds(5))
+              .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+      exchange.getRequestHeaders().forEach((name, values) -> {
+        if (name.equalsIgnoreCase("Provider-Signature") || name.equalsIgnoreCase("Content-Type")) {
+          values.forEach(value -> request.header(name, value));
+        }
+      });
+      try {
+        status = http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+      } catch (IOException e) {
+        status = 503;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    exchange.sendResponseHeaders(status, -1);
+    try (OutputStream ignored = exchange.getResponseBody()) {
+      // empty body
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
