@@ -69,13 +69,16 @@ public class InboxOutboxMetricsAutoConfiguration {
     }
     Gauge.builder("iox.relay.lag.seconds", lag, l -> l.get().oldestUnpublished().map(d -> d.toMillis() / 1000.0).orElse(0.0))
         .description("age of the oldest unpublished outbox row")
+        .strongReference(true)
         .register(registry);
     Gauge.builder("iox.relay.unpublished.rows", lag, l -> l.get().unpublishedRows())
         .description("kept outbox rows not yet acknowledged by Kafka")
+        .strongReference(true)
         .register(registry);
     Gauge.builder("iox.relay.slot.lag.bytes", lag, l -> l.get().slotLagBytes().orElse(0))
         .description("WAL the replication slot holds back")
         .baseUnit("bytes")
+        .strongReference(true)
         .register(registry);
   }
 
@@ -95,7 +98,10 @@ public class InboxOutboxMetricsAutoConfiguration {
     FunctionCounter.builder(name, source, count).description(description).tags(tags).register(registry);
   }
 
-  /** Lag costs a query; scrapes within a few seconds share one answer. */
+  /**
+   * Lag costs a query; scrapes within a few seconds share one answer. Only the gauges hold it, and
+   * Micrometer gauges hold weakly by default, hence strongReference(true) on them.
+   */
   static final class CachedLag {
     private static final Duration FRESH_FOR = Duration.ofSeconds(5);
     private final OutboxRelay relay;
