@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.sql.SQLTransientException;
+import dev.inboxoutbox.consumer.RetryLaterException;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,7 +46,7 @@ class ProviderClientTest {
     provider.outage(true);
     assertThatThrownBy(() -> client.charge("charge-pay-2", "pay-2", 100, "EUR"))
         .isInstanceOf(ProviderUnavailableException.class)
-        .isInstanceOf(SQLTransientException.class)
+        .isInstanceOf(RetryLaterException.class)
         .hasMessageContaining("after 3 attempts")
         .hasMessageContaining("503");
     assertThat(provider.ledger()).isEmpty();
