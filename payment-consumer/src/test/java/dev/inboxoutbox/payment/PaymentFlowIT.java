@@ -312,11 +312,11 @@ class PaymentFlowIT {
     String eventId = "evt_replayed_" + shortId();
     byte[] body = webhookBody(eventId, "charge.succeeded", paymentId, "ch_replayed", 2500);
 
-    // A genuine delivery captured six minutes ago and replayed now.
-    HttpResponse<String> stale = postWebhook(body, SIGNER.sign(body, Instant.now().minusSeconds(301)));
+    // A genuine delivery captured minutes ago and replayed now (10 s past the tolerance: whole-second timestamps).
+    HttpResponse<String> stale = postWebhook(body, SIGNER.sign(body, Instant.now().minusSeconds(310)));
     assertThat(stale.statusCode()).isEqualTo(401);
     assertThat(JSON.readTree(stale.body()).get("reason").asText()).isEqualTo("STALE");
-    assertThat(postWebhook(body, SIGNER.sign(body, Instant.now().plusSeconds(301))).statusCode()).isEqualTo(401);
+    assertThat(postWebhook(body, SIGNER.sign(body, Instant.now().plusSeconds(310))).statusCode()).isEqualTo(401);
 
     assertNothingWritten(paymentId, eventId);
   }
