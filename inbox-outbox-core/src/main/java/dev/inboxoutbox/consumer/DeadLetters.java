@@ -2,15 +2,21 @@ package dev.inboxoutbox.consumer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Sends records that cannot be applied to {@code <topic><suffix>} with the original key, value
@@ -37,6 +43,21 @@ public final class DeadLetters {
     this.producer = producer;
     this.topicSuffix = topicSuffix;
     this.consumer = consumer;
+  }
+
+  /**
+   * The producer for dead letters: {@code base} settings, then idempotence with {@code acks=all}
+   * (a dead letter must not be lost or doubled by producer retries) and the client id, then {@code
+   * overrides}.
+   */
+  public static KafkaProducer<String, byte[]> newProducer(
+      Map<String, ?> base, String clientId, Map<String, ?> overrides) {
+    Map<String, Object> properties = new HashMap<>(base);
+    properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    properties.put(ProducerConfig.ACKS_CONFIG, "all");
+    properties.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    properties.putAll(overrides);
+    return new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer());
   }
 
   /** One record to dead-letter and why. */

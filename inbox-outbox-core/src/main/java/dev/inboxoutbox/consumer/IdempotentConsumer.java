@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -24,9 +23,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,14 +76,11 @@ public final class IdempotentConsumer implements AutoCloseable {
     this.topics = List.copyOf(b.topics);
     this.stats = new ConsumerStats();
     this.crashInjector = b.crashInjector;
-    Properties producer = new Properties();
-    producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
-    producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    producer.put(ProducerConfig.ACKS_CONFIG, "all");
-    producer.put(ProducerConfig.CLIENT_ID_CONFIG, settings.operation() + "-dead-letters");
-    producer.putAll(b.producerOverrides);
     this.deadLetterProducer =
-        new KafkaProducer<>(producer, new StringSerializer(), new ByteArraySerializer());
+        DeadLetters.newProducer(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)),
+            settings.operation() + "-dead-letters",
+            b.producerOverrides);
     this.processor =
         BatchProcessor.builder()
             .dataSource(b.dataSource)

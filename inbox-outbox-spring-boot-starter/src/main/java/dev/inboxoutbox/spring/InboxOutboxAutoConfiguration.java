@@ -2,6 +2,7 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.CrashInjector;
 import dev.inboxoutbox.consumer.CrashPoint;
+import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
@@ -11,13 +12,10 @@ import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.retention.RetentionPolicy;
 import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
-import java.util.HashMap;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -77,11 +75,7 @@ public class InboxOutboxAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnBean(IdempotentConsumerDefinition.class)
   KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer(KafkaProperties kafka) {
-    Map<String, Object> properties = new HashMap<>(kafka.buildProducerProperties());
-    properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    properties.put(ProducerConfig.ACKS_CONFIG, "all");
-    properties.put(ProducerConfig.CLIENT_ID_CONFIG, "iox-dead-letters");
-    return new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer());
+    return DeadLetters.newProducer(kafka.buildProducerProperties(), "iox-dead-letters", Map.of());
   }
 
   @Bean
