@@ -1,5 +1,8 @@
 package dev.inboxoutbox.devstack;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.HashMap;
 import java.util.Map;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -8,9 +11,11 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 final class EmbeddedKafkaServer implements KafkaServer {
 
   private final EmbeddedKafkaKraftBroker broker;
+  private final String bootstrapServers;
 
-  private EmbeddedKafkaServer(EmbeddedKafkaKraftBroker broker) {
+  private EmbeddedKafkaServer(EmbeddedKafkaKraftBroker broker, String bootstrapServers) {
     this.broker = broker;
+    this.bootstrapServers = bootstrapServers;
   }
 
   static EmbeddedKafkaServer start(DevStackSettings settings) {
@@ -21,23 +26,47 @@ final class EmbeddedKafkaServer implements KafkaServer {
     properties.put("offsets.topic.num.partitions", "5");
     properties.put("group.initial.rebalance.delay.ms", "0");
     properties.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
-    if (settings.kafkaPort() > 0) {
-      // The KRaft broker ignores kafkaPorts(); the listener list is what fixes the port.
+    int port = settings.kafkaPort();
+    if (port > 0) {
+      requireFree(port);
+      // kafkaPorts() is ignored by the KRaft broker, and so is a port given to the test kit's own
+      // EXTERNAL listener: KafkaClusterTestKit pre-binds EXTERNAL and CONTROLLER to random ports
+      // and hands those sockets over whatever `listeners` says, while the broker reports the
+      // configured port. A listener the test kit does not know is bound where it is configured.
       properties.put(
-          "listeners", "EXTERNAL://localhost:" + settings.kafkaPort() + ",CONTROLLER://localhost:0");
+          "listeners",
+          "EXTERNAL://localhost:0,CONTROLLER://localhost:0,HOST://localhost:" + port);
+      properties.put(
+          "listener.security.protocol.map",
+          "EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,HOST:PLAINTEXT");
     }
     broker.brokerProperties(properties);
     try {
       broker.afterPropertiesSet();
     } catch (RuntimeException e) {
-      throw new DevStackException("cannot start the in-JVM Kafka broker", e);
+      throw new DevStackException(
+          "cannot start the in-JVM Kafka broker" + (port > 0 ? " on port " + port : ""), e);
     }
-    return new EmbeddedKafkaServer(broker);
+    return new EmbeddedKafkaServer(
+        broker, port > 0 ? "localhost:" + port : broker.getBrokersAsString());
+  }
+
+  /**
+   * A taken port otherwise surfaces only after the broker started, failed and was retried three
+   * times, buried in its log.
+   */
+  private static void requireFree(int port) {
+    try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getByName("localhost"))) {
+      // only a probe: closed again at once so the broker can bind the port
+    } catch (IOException e) {
+      throw new DevStackException(
+          "cannot start the in-JVM Kafka broker: port " + port + " is already in use", e);
+    }
   }
 
   @Override
   public String bootstrapServers() {
-    return broker.getBrokersAsString();
+    return bootstrapServers;
   }
 
   @Override
