@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -48,6 +49,14 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class IdempotentConsumer implements AutoCloseable {
+
+  /**
+   * The partition assignor used unless the Kafka properties name one: incremental cooperative
+   * rebalancing, so a member joining or dying moves only its own partitions and every other member
+   * keeps consuming. The eager default stops the whole group on every join and every expiry. A
+   * group moving to it from an eager-only assignor needs two rolling restarts (Kafka's upgrade path).
+   */
+  public static final String DEFAULT_ASSIGNOR = CooperativeStickyAssignor.class.getName();
 
   private static final Logger log = LoggerFactory.getLogger(IdempotentConsumer.class);
 
@@ -118,6 +127,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     properties.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
+    properties.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, DEFAULT_ASSIGNOR);
     try (KafkaConsumer<String, byte[]> kafka =
         new KafkaConsumer<>(properties, new StringDeserializer(), new ByteArrayDeserializer())) {
       consumer = kafka;

@@ -4,6 +4,7 @@ import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.consumer.CrashInjector;
+import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.consumer.KeyExtractor;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
@@ -84,6 +85,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
     properties.put(ConsumerConfig.GROUP_ID_CONFIG, definition.operation());
     properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    properties.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, IdempotentConsumer.DEFAULT_ASSIGNOR);
     DefaultKafkaConsumerFactory<String, byte[]> factory =
         new DefaultKafkaConsumerFactory<>(properties, new StringDeserializer(), new ByteArrayDeserializer());
     ContainerProperties containerProperties = new ContainerProperties(definition.topics().toArray(String[]::new));
