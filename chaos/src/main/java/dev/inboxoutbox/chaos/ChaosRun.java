@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -94,22 +95,26 @@ final class ChaosRun {
       String bootstrap = stack.kafka().bootstrapServers();
       out.printf("stack: %s, %s; provider on port %d; logs in %s%n",
           stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
+      Map<String, String> orderProperties = serviceProperties(ordersDb, bootstrap, Map.of());
+      Map<String, String> paymentProperties = serviceProperties(paymentsDb, bootstrap, Map.of(
+          "payment.provider.url", provider.baseUrl().toString(),
+          "payment.provider.webhook-secret", secret));
+      FastStartJar[] jars = prepareInParallel(
+          () -> FastStartJar.prepare(orderJar, orderProperties, logs.resolve("order-consumer-training.log"), out),
+          () -> FastStartJar.prepare(paymentJar, paymentProperties, logs.resolve("payment-consumer-training.log"), out));
       for (int i = 1; i <= options.orderInstances(); i++) {
-        orderServices.add(new ServiceProcess("order-consumer-" + i, orderJar, freePort(),
-            serviceProperties(ordersDb, bootstrap, Map.of()), logs));
+        orderServices.add(new ServiceProcess("order-consumer-" + i, jars[0], freePort(), orderProperties, logs));
       }
       for (int i = 1; i <= options.paymentInstances(); i++) {
-        paymentServices.add(new ServiceProcess("payment-consumer-" + i, paymentJar, freePort(),
-            serviceProperties(paymentsDb, bootstrap, Map.of(
-                "payment.provider.url", provider.baseUrl().toString(),
-                "payment.provider.webhook-secret", secret)), logs));
+        paymentServices.add(new ServiceProcess("payment-consumer-" + i, jars[1], freePort(), paymentProperties, logs));
       }
       List<ServiceProcess> all = Stream.concat(orderServices.stream(), paymentServices.stream()).toList();
       for (ServiceProcess service : all) {
         service.start();
       }
       awaitReady(all, Duration.ofMinutes(3));
-      out.printf("all %d processes up after %d s%n", all.size(), Duration.between(started, Instant.now()).toSeconds());
+      out.printf("all %d processes up after %d s (%s)%n", all.size(), Duration.between(started, Instant.now()).toSeconds(),
+          jars[0].description());
 
       Instant loadStarted = Instant.now();
       ExecutorService background = Executors.newFixedThreadPool(2);
@@ -125,12 +130,13 @@ final class ChaosRun {
         killWhileLoading(all, producing, load, ordersDb, loadStarted, restarts);
         producing.get();
         background.shutdownNow();
-        awaitReady(all, Duration.ofMinutes(3));
-        boolean quiet = awaitQuiescence(ordersDb, paymentsDb, bootstrap, load, loadStarted);
+        List<String> down = awaitQuiescence(ordersDb, paymentsDb, bootstrap, load, loadStarted, all);
         supervisor.shutdownNow();
         restarts.shutdownNow();
         out.println();
-        out.println(quiet ? "quiet: verifying" : "did not go quiet within " + options.quiescenceTimeout() + ": verifying anyway");
+        out.println(down == null ? "quiet, every process back up: verifying"
+            : "did not go quiet within " + options.quiescenceTimeout()
+                + (down.isEmpty() ? "" : " (not up: " + String.join(", ", down) + ")") + ": verifying anyway");
         List<Invariant> invariants =
             new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap).verify(load.sent(), provider.ledger());
         Duration took = Duration.between(started, Instant.now());
@@ -145,6 +151,19 @@ final class ChaosRun {
         background.shutdownNow();
         all.forEach(ServiceProcess::kill);
       }
+    }
+  }
+
+  /** Both services train at once: each training run is single-threaded for most of its life. */
+  private static FastStartJar[] prepareInParallel(Callable<FastStartJar> orders, Callable<FastStartJar> payments)
+      throws Exception {
+    ExecutorService preparing = Executors.newFixedThreadPool(2);
+    try {
+      Future<FastStartJar> ordersJar = preparing.submit(orders);
+      Future<FastStartJar> paymentsJar = preparing.submit(payments);
+      return new FastStartJar[] {ordersJar.get(), paymentsJar.get()};
+    } finally {
+      preparing.shutdownNow();
     }
   }
 
@@ -184,15 +203,17 @@ final class ChaosRun {
     while (!producing.isDone() || totalKills() < options.minKills()) {
         Instant now = Instant.now();
         if (!now.isBefore(nextKill)) {
+          ServiceProcess victim;
           synchronized (this) {
-            ServiceProcess victim = chooseVictim(all);
+            victim = chooseVictim(all);
             if (victim != null) {
               killedByUs.add(victim);
               victim.kill();
               restarts.submit(() -> restartLater(victim));
             }
           }
-          nextKill = now.plus(killInterval());
+          // A kill that found no serving victim is due again as soon as one is back up.
+          nextKill = victim != null ? now.plus(killInterval()) : now.plusMillis(250);
         }
         if (!now.isBefore(nextSample)) {
           sample(load, ordersDb, loadStarted);
@@ -206,9 +227,10 @@ final class ChaosRun {
   }
 
   private ServiceProcess chooseVictim(List<ServiceProcess> all) {
-    // Never the last live instance of a service: the run measures recovery, not a full outage.
+    // Only instances that serve (health UP) are worth a kill: one still starting has no work in
+    // flight. Never the last serving instance of a service: the run measures recovery, not an outage.
     List<ServiceProcess> alive =
-        all.stream().filter(ServiceProcess::alive).filter(this::hasLiveSibling).toList();
+        all.stream().filter(ServiceProcess::ready).filter(this::hasLiveSibling).toList();
     if (alive.isEmpty()) {
       return null;
     }
@@ -282,11 +304,18 @@ final class ChaosRun {
     }
   }
 
-  private boolean awaitQuiescence(Database ordersDb, Database paymentsDb, String bootstrap, LoadProducer load,
-      Instant loadStarted) throws Exception {
+  /**
+   * Waits until every consumer group is at lag 0, no outbox row is unpublished, no order waits for
+   * its payment, every killed process is back up, and all of that holds for three samples in a row.
+   * Restarts still under way overlap with the draining. Returns null once quiet, else the processes
+   * that were not up when the timeout ran out.
+   */
+  private List<String> awaitQuiescence(Database ordersDb, Database paymentsDb, String bootstrap, LoadProducer load,
+      Instant loadStarted, List<ServiceProcess> all) throws Exception {
     Instant deadline = Instant.now().plus(options.quiescenceTimeout());
     int quietSamples = 0;
     String last = "";
+    List<String> down = List.of();
     try (KafkaLag kafka = new KafkaLag(bootstrap)) {
       while (Instant.now().isBefore(deadline)) {
         long lag = 0;
@@ -296,18 +325,20 @@ final class ChaosRun {
         long unpublished = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL")
             + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL");
         long open = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status = 'PLACED'");
+        down = all.stream().filter(service -> !service.ready()).map(ServiceProcess::name).toList();
         String state = lag + "/" + unpublished + "/" + open + "/"
             + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox");
-        quietSamples = lag == 0 && unpublished == 0 && open == 0 && state.equals(last) ? quietSamples + 1 : 0;
+        boolean quiet = lag == 0 && unpublished == 0 && open == 0 && down.isEmpty() && state.equals(last);
+        quietSamples = quiet ? quietSamples + 1 : 0;
         last = state;
         if (quietSamples >= 3) {
-          return true;
+          return null;
         }
         sample(load, ordersDb, loadStarted);
         Thread.sleep(1000);
       }
     }
-    return false;
+    return down;
   }
 
   private void sample(LoadProducer load, Database ordersDb, Instant loadStarted) {

@@ -47,13 +47,14 @@ public final class Iox implements Runnable {
           "run order-consumer and payment-consumer processes, produce orders, SIGKILL consumers and relay leaders,",
           "restart them, wait for quiet and verify exactly-once effects. Exit code 1 on any violation."})
   static final class Chaos implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Option(names = "--seed", description = "Random seed (default: random, printed).") Long seed;
     @Option(names = "--orders", defaultValue = "10000", description = "Distinct orders to send (default ${DEFAULT-VALUE}).") int orders;
-    @Option(names = "--rate", defaultValue = "120", description = "Orders per second (default ${DEFAULT-VALUE}).") int rate;
+    @Option(names = "--rate", defaultValue = "150", description = "Orders per second (default ${DEFAULT-VALUE}).") int rate;
     @Option(names = "--order-instances", defaultValue = "2") int orderInstances;
     @Option(names = "--payment-instances", defaultValue = "2") int paymentInstances;
-    @Option(names = "--kill-every-min", defaultValue = "2s", converter = DurationConverter.class) Duration killMin;
-    @Option(names = "--kill-every-max", defaultValue = "5s", converter = DurationConverter.class) Duration killMax;
+    @Option(names = "--kill-every-min", defaultValue = "1500ms", converter = DurationConverter.class) Duration killMin;
+    @Option(names = "--kill-every-max", defaultValue = "3500ms", converter = DurationConverter.class) Duration killMax;
     @Option(names = "--min-kills", defaultValue = "20", description = "Keep killing until this many (default ${DEFAULT-VALUE}).") int minKills;
     @Option(names = "--restart-delay", defaultValue = "1s", converter = DurationConverter.class) Duration restartDelay;
     @Option(names = "--crash-point-probability", defaultValue = "0.00005",
@@ -71,9 +72,14 @@ public final class Iox implements Runnable {
     public Integer call() throws Exception {
       long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
       Path root = repo != null ? repo : Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "."));
-      ChaosOptions options = new ChaosOptions(chosenSeed, orders, rate, orderInstances, paymentInstances, killMin,
-          killMax, minKills, restartDelay, crashPoints, !noDedup, retryShare, conflictShare, malformedShare,
-          webhookDuplicates, quiescence, root.toAbsolutePath().normalize(), reports.toAbsolutePath());
+      ChaosOptions options;
+      try {
+        options = new ChaosOptions(chosenSeed, orders, rate, orderInstances, paymentInstances, killMin,
+            killMax, minKills, restartDelay, crashPoints, !noDedup, retryShare, conflictShare, malformedShare,
+            webhookDuplicates, quiescence, root.toAbsolutePath().normalize(), reports.toAbsolutePath());
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
       return new ChaosRun(options, System.out).run() ? 0 : 1;
     }
   }
@@ -277,16 +283,25 @@ public final class Iox implements Runnable {
     @Override
     public Duration convert(String value) {
       String v = value.trim().toLowerCase();
-      if (v.endsWith("ms")) {
-        return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+      CommandLine.TypeConversionException invalid =
+          new CommandLine.TypeConversionException("not a duration: '" + value + "' (use 500ms, 2s, 3m, 1h, 7d)");
+      if (v.isEmpty()) {
+        throw invalid;
       }
-      long amount = Long.parseLong(v.substring(0, v.length() - 1));
-      switch (v.charAt(v.length() - 1)) {
-        case 's': return Duration.ofSeconds(amount);
-        case 'm': return Duration.ofMinutes(amount);
-        case 'h': return Duration.ofHours(amount);
-        case 'd': return Duration.ofDays(amount);
-        default: throw new CommandLine.TypeConversionException("not a duration: " + value + " (use 500ms, 2s, 3m, 1h, 7d)");
+      try {
+        if (v.endsWith("ms")) {
+          return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+        }
+        long amount = Long.parseLong(v.substring(0, Math.max(0, v.length() - 1)));
+        switch (v.charAt(v.length() - 1)) {
+          case 's': return Duration.ofSeconds(amount);
+          case 'm': return Duration.ofMinutes(amount);
+          case 'h': return Duration.ofHours(amount);
+          case 'd': return Duration.ofDays(amount);
+          default: throw invalid;
+        }
+      } catch (NumberFormatException | ArithmeticException e) {
+        throw invalid;
       }
     }
   }

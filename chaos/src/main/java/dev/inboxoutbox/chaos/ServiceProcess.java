@@ -12,23 +12,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One service instance as a real child process ({@code java -jar <service>-exec.jar}), on a fixed
- * HTTP port that survives restarts. Killing it is SIGKILL: no shutdown hook, no offset commit.
+ * One service instance as a real child process ({@code java ... -jar <service>.jar}, see {@link
+ * FastStartJar}), on a fixed HTTP port that survives restarts. Killing it is SIGKILL: no shutdown
+ * hook, no offset commit.
  */
 final class ServiceProcess {
 
+  private static final long READY_REUSE_NANOS = 1_000_000_000L;
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   private final String name;
-  private final Path jar;
+  private final FastStartJar jar;
   private final int port;
   private final Map<String, String> properties;
   private final Path log;
   private Process process;
   private int starts;
+  private volatile boolean lastReady;
+  private volatile long readyCheckedAtNanos;
 
-  ServiceProcess(String name, Path jar, int port, Map<String, String> properties, Path logDirectory) {
+  ServiceProcess(String name, FastStartJar jar, int port, Map<String, String> properties, Path logDirectory) {
     this.name = name;
     this.jar = jar;
     this.port = port;
@@ -50,23 +54,22 @@ final class ServiceProcess {
     }
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    // Fast start-up matters more than peak speed: these JVMs are killed every few seconds.
-    command.add("-XX:TieredStopAtLevel=1");
-    command.add("-XX:+UseSerialGC");
-    command.add("-Xss512k");
-    command.add("-Xmx384m");
-    command.add("-jar");
-    command.add(jar.toString());
+    command.addAll(FastStartJar.JVM_OPTIONS);
+    command.addAll(jar.launch());
     command.add("--server.port=" + port);
     properties.forEach((key, value) -> command.add("--" + key + "=" + value));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = builder.start();
     starts++;
+    lastReady = false;
+    readyCheckedAtNanos = 0;
   }
 
   /** SIGKILL, like the OOM killer or a pulled plug. */
   synchronized void kill() {
+    lastReady = false;
+    readyCheckedAtNanos = 0;
     if (process != null) {
       process.destroyForcibly();
       try {
@@ -90,8 +93,22 @@ final class ServiceProcess {
     return process != null && !process.isAlive() ? process.exitValue() : null;
   }
 
+  /**
+   * Whether the instance serves: health UP (consumers and relay started). Asked several times a
+   * second by the kill loop and the progress sampler, so a reading is reused for a second: the
+   * health endpoint checks the database and would otherwise eat CPU the services need.
+   */
   boolean ready() {
-    return get("/actuator/health").map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
+    if (!alive()) {
+      return false;
+    }
+    long now = System.nanoTime();
+    if (now - readyCheckedAtNanos < READY_REUSE_NANOS && readyCheckedAtNanos != 0) {
+      return lastReady;
+    }
+    lastReady = get("/actuator/health").map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
+    readyCheckedAtNanos = now;
+    return lastReady;
   }
 
   /** Whether this instance currently leads its database's relay. */

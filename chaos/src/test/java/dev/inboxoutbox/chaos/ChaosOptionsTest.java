@@ -1,0 +1,78 @@
+package dev.inboxoutbox.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Settings that would make a chaos run meaningless or hang are refused before anything starts. */
+class ChaosOptionsTest {
+
+  @Test
+  void theDefaultShapeOfARunIsAccepted() {
+    ChaosOptions options = options(2, 2, 20, Duration.ofMillis(1500), Duration.ofMillis(3500), 0.1);
+    assertThat(options.minKills()).isEqualTo(20);
+  }
+
+  @Test
+  void killsAreRefusedWhenEveryServiceHasOnlyOneInstance() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> options(1, 1, 20, Duration.ofSeconds(1), Duration.ofSeconds(2), 0.1))
+        .withMessageContaining("the last live instance is never killed");
+  }
+
+  @Test
+  void oneInstanceEachIsFineWithoutKills() {
+    assertThat(options(1, 1, 0, Duration.ofSeconds(1), Duration.ofSeconds(2), 0.1).minKills()).isZero();
+  }
+
+  @Test
+  void aKillIntervalWhoseMinimumExceedsItsMaximumIsRefused() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> options(2, 2, 20, Duration.ofSeconds(5), Duration.ofSeconds(2), 0.1))
+        .withMessageContaining("kill-every-min PT5S is longer than kill-every-max PT2S");
+  }
+
+  @Test
+  void aShareAboveOneIsRefused() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> options(2, 2, 20, Duration.ofSeconds(1), Duration.ofSeconds(2), 1.5))
+        .withMessageContaining("retry-share must be between 0 and 1, was 1.5");
+  }
+
+  @Test
+  void theCommandLineReportsARefusedSettingAsAUsageErrorWithItsReason() {
+    Result result = iox("chaos", "--order-instances", "1", "--payment-instances", "1");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err).contains("the last live instance is never killed");
+  }
+
+  @Test
+  void aDurationWithoutAUnitIsAUsageErrorNamingTheAcceptedForms() {
+    Result result = iox("chaos", "--kill-every-min", "5");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err).contains("not a duration: '5' (use 500ms, 2s, 3m, 1h, 7d)");
+  }
+
+  private record Result(int exitCode, String err) {}
+
+  private static Result iox(String... args) {
+    StringWriter err = new StringWriter();
+    CommandLine commandLine = new CommandLine(new Iox());
+    commandLine.setErr(new PrintWriter(err, true));
+    commandLine.setOut(new PrintWriter(new StringWriter(), true));
+    return new Result(commandLine.execute(args), err.toString());
+  }
+
+  private static ChaosOptions options(int orderInstances, int paymentInstances, int minKills, Duration killMin,
+      Duration killMax, double retryShare) {
+    return new ChaosOptions(1, 100, 50, orderInstances, paymentInstances, killMin, killMax, minKills,
+        Duration.ofSeconds(1), 0.0, true, retryShare, 0.02, 0.01, 0.3, Duration.ofSeconds(60),
+        Path.of("."), Path.of("iox-reports"));
+  }
+}
