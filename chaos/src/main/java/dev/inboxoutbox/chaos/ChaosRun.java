@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +36,7 @@ import java.util.stream.Stream;
  */
 final class ChaosRun {
 
+  private static final Duration STARTING_VICTIM_MIN_AGE = Duration.ofSeconds(5);
   private static final Pattern MEASUREMENT = Pattern.compile("\"value\"\\s*:\\s*([0-9.E+-]+)");
 
   private final ChaosOptions options;
@@ -45,6 +45,8 @@ final class ChaosRun {
   private final List<ServiceProcess> orderServices = new ArrayList<>();
   private final List<ServiceProcess> paymentServices = new CopyOnWriteList();
   private final Map<String, AtomicInteger> kills = new LinkedHashMap<>();
+  private final AtomicInteger killsOfServingInstances = new AtomicInteger();
+  private final Set<ServiceProcess> killedDuringStartUp = ConcurrentHashMap.newKeySet();
   private final Set<ServiceProcess> killedByUs = ConcurrentHashMap.newKeySet();
   private final Map<ServiceProcess, double[]> duplicates = new ConcurrentHashMap<>();
   private final List<Map<String, Object>> timeline = new ArrayList<>();
@@ -76,7 +78,11 @@ final class ChaosRun {
     Path paymentJar = serviceJar("payment-consumer");
     String secret = "whsec_" + UUID.randomUUID();
 
-    try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment());
+    DevStackSettings settings = DevStackSettings.fromEnvironment();
+    // A killed member's partitions wait for its session to expire. The embedded broker accepts 3 s;
+    // an external one may keep Kafka's 6 s floor.
+    String sessionTimeoutMs = settings.kafkaBootstrap().isPresent() ? "6000" : "3000";
+    try (DevStack stack = DevStack.start(settings);
         Database ordersDb = stack.postgres().createDatabase();
         Database paymentsDb = stack.postgres().createDatabase();
         WebhookProxy proxy = new WebhookProxy(paymentServices);
@@ -95,8 +101,8 @@ final class ChaosRun {
       String bootstrap = stack.kafka().bootstrapServers();
       out.printf("stack: %s, %s; provider on port %d; logs in %s%n",
           stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
-      Map<String, String> orderProperties = serviceProperties(ordersDb, bootstrap, Map.of());
-      Map<String, String> paymentProperties = serviceProperties(paymentsDb, bootstrap, Map.of(
+      Map<String, String> orderProperties = serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, Map.of());
+      Map<String, String> paymentProperties = serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, Map.of(
           "payment.provider.url", provider.baseUrl().toString(),
           "payment.provider.webhook-secret", secret));
       FastStartJar[] jars = prepareInParallel(
@@ -167,15 +173,15 @@ final class ChaosRun {
     }
   }
 
-  private Map<String, String> serviceProperties(Database db, String bootstrap, Map<String, String> extra) {
+  private Map<String, String> serviceProperties(Database db, String bootstrap, String sessionTimeoutMs,
+      Map<String, String> extra) {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put("spring.datasource.url", db.jdbcUrl());
     properties.put("spring.datasource.username", db.username());
     properties.put("spring.datasource.password", db.password());
     properties.put("spring.kafka.bootstrap-servers", bootstrap);
     properties.put("spring.kafka.consumer.max-poll-records", "200");
-    // A killed member's partitions wait for its session to expire: keep that short (broker minimum).
-    properties.put("spring.kafka.consumer.properties.session.timeout.ms", "6000");
+    properties.put("spring.kafka.consumer.properties.session.timeout.ms", sessionTimeoutMs);
     properties.put("spring.kafka.consumer.properties.heartbeat.interval.ms", "1000");
     properties.put("inbox-outbox.relay.enabled", "true");
     properties.put("inbox-outbox.relay.offset-flush-interval", "500ms");
@@ -226,11 +232,22 @@ final class ChaosRun {
     }
   }
 
+  /**
+   * A victim is an instance that serves (health UP: consumers and relay running), or one that has
+   * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: by then it migrates, joins its
+   * groups and competes for the relay slot, so a kill there is a real crash during start-up, not
+   * the same fresh JVM killed again and again: an instance killed during start-up must serve
+   * before it can be killed again. Never the last serving instance of a service: the run measures
+   * recovery, not an outage.
+   */
   private ServiceProcess chooseVictim(List<ServiceProcess> all) {
-    // Only instances that serve (health UP) are worth a kill: one still starting has no work in
-    // flight. Never the last serving instance of a service: the run measures recovery, not an outage.
-    List<ServiceProcess> alive =
-        all.stream().filter(ServiceProcess::ready).filter(this::hasLiveSibling).toList();
+    all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
+    List<ServiceProcess> alive = all.stream()
+        .filter(ServiceProcess::alive)
+        .filter(service -> service.ready()
+            || (service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0 && !killedDuringStartUp.contains(service)))
+        .filter(this::hasLiveSibling)
+        .toList();
     if (alive.isEmpty()) {
       return null;
     }
@@ -254,10 +271,18 @@ final class ChaosRun {
 
   private synchronized void record(String kind, ServiceProcess victim) {
     kills.get(kind).incrementAndGet();
+    // A crash point fires inside a handler or the relay: that instance was serving by definition.
+    boolean serving = kind.equals("crash-point") || victim.ready();
+    if (serving) {
+      killsOfServingInstances.incrementAndGet();
+    } else {
+      killedDuringStartUp.add(victim);
+    }
     Map<String, Object> entry = new LinkedHashMap<>();
     entry.put("atMillis", System.currentTimeMillis());
     entry.put("kind", kind);
     entry.put("process", victim.name());
+    entry.put("serving", serving);
     killLog.add(entry);
   }
 
@@ -385,9 +410,11 @@ final class ChaosRun {
   }
 
   private Map<String, Integer> killCounts() {
-    Map<String, Integer> counts = new HashMap<>();
-    kills.forEach((kind, count) -> counts.put(kind, count.get()));
+    Map<String, Integer> counts = new LinkedHashMap<>();
     counts.put("total", totalKills());
+    counts.put("whileServing", killsOfServingInstances.get());
+    counts.put("duringStartUp", totalKills() - killsOfServingInstances.get());
+    kills.forEach((kind, count) -> counts.put(kind, count.get()));
     return counts;
   }
 

@@ -56,7 +56,7 @@ public final class Iox implements Runnable {
     @Option(names = "--kill-every-min", defaultValue = "1500ms", converter = DurationConverter.class) Duration killMin;
     @Option(names = "--kill-every-max", defaultValue = "3500ms", converter = DurationConverter.class) Duration killMax;
     @Option(names = "--min-kills", defaultValue = "20", description = "Keep killing until this many (default ${DEFAULT-VALUE}).") int minKills;
-    @Option(names = "--restart-delay", defaultValue = "1s", converter = DurationConverter.class) Duration restartDelay;
+    @Option(names = "--restart-delay", defaultValue = "500ms", converter = DurationConverter.class) Duration restartDelay;
     @Option(names = "--crash-point-probability", defaultValue = "0.00005",
         description = "Chance per batch that a process halts at a named crash point (default ${DEFAULT-VALUE}).") double crashPoints;
     @Option(names = "--no-dedup", description = "Negative control: turn the inbox off; the verifier must then fail.") boolean noDedup;

@@ -29,6 +29,7 @@ final class ServiceProcess {
   private final Path log;
   private Process process;
   private int starts;
+  private long startedAtNanos;
   private volatile boolean lastReady;
   private volatile long readyCheckedAtNanos;
 
@@ -61,6 +62,7 @@ final class ServiceProcess {
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = builder.start();
+    startedAtNanos = System.nanoTime();
     starts++;
     lastReady = false;
     readyCheckedAtNanos = 0;
@@ -82,6 +84,11 @@ final class ServiceProcess {
 
   synchronized boolean alive() {
     return process != null && process.isAlive();
+  }
+
+  /** How long the current process has been running; zero when it is not. */
+  synchronized Duration upFor() {
+    return alive() ? Duration.ofNanos(System.nanoTime() - startedAtNanos) : Duration.ZERO;
   }
 
   synchronized int starts() {

@@ -25,6 +25,8 @@ final class EmbeddedKafkaServer implements KafkaServer {
     properties.put("num.partitions", "3");
     properties.put("offsets.topic.num.partitions", "5");
     properties.put("group.initial.rebalance.delay.ms", "0");
+    // Lets tests and chaos runs detect a killed consumer in seconds (the broker's default floor is 6 s).
+    properties.put("group.min.session.timeout.ms", "1000");
     properties.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
     int port = settings.kafkaPort();
     if (port > 0) {
