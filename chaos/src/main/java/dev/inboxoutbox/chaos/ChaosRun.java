@@ -218,7 +218,7 @@ final class ChaosRun {
               restarts.submit(() -> restartLater(victim));
             }
           }
-          // A kill that found no serving victim is due again as soon as one is back up.
+          // A kill that found no eligible victim is due again as soon as one is.
           nextKill = victim != null ? now.plus(killInterval()) : now.plusMillis(250);
         }
         if (!now.isBefore(nextSample)) {
@@ -234,11 +234,11 @@ final class ChaosRun {
 
   /**
    * A victim is an instance that serves (health UP: consumers and relay running), or one that has
-   * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: by then it migrates, joins its
-   * groups and competes for the relay slot, so a kill there is a real crash during start-up, not
-   * the same fresh JVM killed again and again: an instance killed during start-up must serve
-   * before it can be killed again. Never the last serving instance of a service: the run measures
-   * recovery, not an outage.
+   * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}. By then it migrates, joins its
+   * groups and competes for the relay slot, so a kill there is a real crash during start-up. An
+   * instance killed during start-up must serve before it can be killed again, so one fresh JVM is
+   * not killed over and over to make up the count. Never the last serving instance of a service:
+   * the run measures recovery, not an outage.
    */
   private ServiceProcess chooseVictim(List<ServiceProcess> all) {
     all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
@@ -246,7 +246,7 @@ final class ChaosRun {
         .filter(ServiceProcess::alive)
         .filter(service -> service.ready()
             || (service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0 && !killedDuringStartUp.contains(service)))
-        .filter(this::hasLiveSibling)
+        .filter(this::hasServingSibling)
         .toList();
     if (alive.isEmpty()) {
       return null;
@@ -264,7 +264,7 @@ final class ChaosRun {
     return victim;
   }
 
-  private boolean hasLiveSibling(ServiceProcess service) {
+  private boolean hasServingSibling(ServiceProcess service) {
     List<ServiceProcess> siblings = orderServices.contains(service) ? orderServices : paymentServices;
     return siblings.stream().anyMatch(other -> other != service && other.alive() && other.ready());
   }
