@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -102,12 +101,9 @@ final class ChaosRun {
       out.printf("stack: %s, %s; provider on port %d; logs in %s%n",
           stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
       Map<String, String> orderProperties = serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, Map.of());
-      Map<String, String> paymentProperties = serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, Map.of(
-          "payment.provider.url", provider.baseUrl().toString(),
-          "payment.provider.webhook-secret", secret));
-      FastStartJar[] jars = prepareInParallel(
-          () -> FastStartJar.prepare(orderJar, orderProperties, logs.resolve("order-consumer-training.log"), out),
-          () -> FastStartJar.prepare(paymentJar, paymentProperties, logs.resolve("payment-consumer-training.log"), out));
+      Map<String, String> paymentProperties =
+          serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, paymentProviderProperties(provider.baseUrl().toString(), secret));
+      FastStartJar[] jars = prepareJars(orderJar, orderProperties, paymentJar, paymentProperties, logs);
       for (int i = 1; i <= options.orderInstances(); i++) {
         orderServices.add(new ServiceProcess("order-consumer-" + i, jars[0], freePort(), orderProperties, logs));
       }
@@ -160,14 +156,44 @@ final class ChaosRun {
     }
   }
 
+  /**
+   * What {@code iox prepare} runs once per build: extracts both services and trains their
+   * class-data archives against a throwaway stack, so the first chaos run after a build starts
+   * with them. A chaos run still trains by itself when they are missing or stale. Returns whether
+   * both archives are ready.
+   */
+  boolean prepareFastStart() throws Exception {
+    Path orderJar = serviceJar("order-consumer");
+    Path paymentJar = serviceJar("payment-consumer");
+    Path logs = Files.createDirectories(options.reportDirectory().resolve("prepare-" + Instant.now().toString().replace(':', '-')));
+    try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment());
+        Database ordersDb = stack.postgres().createDatabase();
+        Database paymentsDb = stack.postgres().createDatabase()) {
+      String bootstrap = stack.kafka().bootstrapServers();
+      // Training stops once the context is refreshed: nothing calls the provider, any URL will do.
+      FastStartJar[] jars = prepareJars(
+          orderJar, serviceProperties(ordersDb, bootstrap, "6000", Map.of()),
+          paymentJar, serviceProperties(paymentsDb, bootstrap, "6000", paymentProviderProperties("http://localhost:9", "whsec_prepare")),
+          logs);
+      out.printf("service processes will start from: %s, %s%n", jars[0].description(), jars[1].description());
+      return jars[0].usesArchive() && jars[1].usesArchive();
+    }
+  }
+
+  private static Map<String, String> paymentProviderProperties(String providerUrl, String webhookSecret) {
+    return Map.of("payment.provider.url", providerUrl, "payment.provider.webhook-secret", webhookSecret);
+  }
+
   /** Both services train at once: each training run is single-threaded for most of its life. */
-  private static FastStartJar[] prepareInParallel(Callable<FastStartJar> orders, Callable<FastStartJar> payments)
-      throws Exception {
+  private FastStartJar[] prepareJars(Path orderJar, Map<String, String> orderProperties, Path paymentJar,
+      Map<String, String> paymentProperties, Path logs) throws Exception {
     ExecutorService preparing = Executors.newFixedThreadPool(2);
     try {
-      Future<FastStartJar> ordersJar = preparing.submit(orders);
-      Future<FastStartJar> paymentsJar = preparing.submit(payments);
-      return new FastStartJar[] {ordersJar.get(), paymentsJar.get()};
+      Future<FastStartJar> orders = preparing.submit(
+          () -> FastStartJar.prepare(orderJar, orderProperties, logs.resolve("order-consumer-training.log"), out));
+      Future<FastStartJar> payments = preparing.submit(
+          () -> FastStartJar.prepare(paymentJar, paymentProperties, logs.resolve("payment-consumer-training.log"), out));
+      return new FastStartJar[] {orders.get(), payments.get()};
     } finally {
       preparing.shutdownNow();
     }

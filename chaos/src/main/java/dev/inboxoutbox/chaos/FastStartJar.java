@@ -86,6 +86,10 @@ final class FastStartJar {
     return description;
   }
 
+  boolean usesArchive() {
+    return launch.stream().anyMatch(argument -> argument.startsWith("-XX:SharedArchiveFile="));
+  }
+
   /** Identifies the build and the JVM the archive belongs to; either changing makes it stale. */
   private static String stamp(Path executableJar) throws IOException {
     return executableJar.toAbsolutePath() + " " + Files.size(executableJar) + " "

@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
     version = "iox 0.1.0",
     description = "inbox-outbox: chaos runs, load, inspection and retention.",
     subcommands = {
-      Iox.Chaos.class, Iox.Produce.class, Iox.Inspect.class, Iox.Retention.class, Iox.Provider.class, Iox.BenchCommand.class
+      Iox.Chaos.class, Iox.Prepare.class, Iox.Produce.class, Iox.Inspect.class, Iox.Retention.class, Iox.Provider.class, Iox.BenchCommand.class
     })
 public final class Iox implements Runnable {
 
@@ -81,6 +81,24 @@ public final class Iox implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
       }
       return new ChaosRun(options, System.out).run() ? 0 : 1;
+    }
+  }
+
+  @Command(name = "prepare", mixinStandardHelpOptions = true,
+      description = {"Extract the built service jars and train their class-data (AppCDS) archives against a",
+          "throwaway stack, so service processes start in about 2 s instead of 5. Once per build: ./iox runs it",
+          "after building, and a chaos run trains by itself when the archives are missing or stale."})
+  static final class Prepare implements Callable<Integer> {
+    @Option(names = "--repo", description = "Repository root with the built services (default: current directory or IOX_REPO_ROOT).") Path repo;
+    @Option(names = "--reports", defaultValue = "iox-reports", description = "Where the training logs go (default ${DEFAULT-VALUE}).") Path reports;
+
+    @Override
+    public Integer call() throws Exception {
+      Path root = repo != null ? repo : Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "."));
+      ChaosOptions defaults = new ChaosOptions(1, 1, 0, 2, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), 0,
+          Duration.ZERO, 0, true, 0, 0, 0, 0, Duration.ofSeconds(1), root.toAbsolutePath().normalize(),
+          reports.toAbsolutePath());
+      return new ChaosRun(defaults, System.out).prepareFastStart() ? 0 : 1;
     }
   }
 

@@ -10,6 +10,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -45,12 +48,18 @@ final class WebhookProxy implements AutoCloseable {
     return URI.create("http://localhost:" + server.getAddress().getPort() + "/webhooks/provider");
   }
 
+  /**
+   * Tries the serving instances first, in random order, then any other live one: an instance that
+   * is still starting refuses connections, and each refusal answered as 503 makes the provider
+   * sign and send the delivery again after a backoff.
+   */
   private void forward(HttpExchange exchange) throws IOException {
     byte[] body = exchange.getRequestBody().readAllBytes();
+    List<ServiceProcess> candidates = new ArrayList<>(targets.stream().filter(ServiceProcess::alive).toList());
+    Collections.shuffle(candidates, ThreadLocalRandom.current());
+    candidates.sort(Comparator.comparing(target -> !target.ready()));
     int status = 503;
-    List<ServiceProcess> alive = targets.stream().filter(ServiceProcess::alive).toList();
-    if (!alive.isEmpty()) {
-      ServiceProcess target = alive.get(ThreadLocalRandom.current().nextInt(alive.size()));
+    for (ServiceProcess target : candidates) {
       HttpRequest.Builder request =
           HttpRequest.newBuilder(URI.create("http://localhost:" + target.port() + exchange.getRequestURI()))
               .timeout(Duration.ofSeconds(5))
@@ -62,10 +71,12 @@ final class WebhookProxy implements AutoCloseable {
       });
       try {
         status = http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        break;
       } catch (IOException e) {
-        status = 503;
+        status = 503; // not listening (yet) or killed mid-request: the next candidate may take it
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        break;
       }
     }
     exchange.sendResponseHeaders(status, -1);
