@@ -43,9 +43,10 @@ public final class Iox implements Runnable {
   }
 
   @Command(name = "chaos", mixinStandardHelpOptions = true,
-      description = {"Start PostgreSQL and Kafka (embedded unless IOX_JDBC_URL / IOX_KAFKA_BOOTSTRAP are set),",
-          "run order-consumer and payment-consumer processes, produce orders, SIGKILL consumers and relay leaders,",
-          "restart them, wait for quiet and verify exactly-once effects. Exit code 1 on any violation."})
+      description = {"Kill consumers mid-flight and verify exactly-once effects (the main job).",
+          "Starts PostgreSQL and Kafka (embedded unless IOX_JDBC_URL / IOX_KAFKA_BOOTSTRAP are set), runs",
+          "order-consumer and payment-consumer processes, produces orders, SIGKILLs consumers and relay leaders,",
+          "restarts them, waits for quiet and verifies. Exit code 1 on any violation, 2 on invalid options."})
   static final class Chaos implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Option(names = "--seed", description = "Random seed (default: random, printed).") Long seed;
@@ -85,9 +86,10 @@ public final class Iox implements Runnable {
   }
 
   @Command(name = "prepare", mixinStandardHelpOptions = true,
-      description = {"Extract the built service jars and train their class-data (AppCDS) archives against a",
-          "throwaway stack, so service processes start in about 2 s instead of 5. Once per build: ./iox runs it",
-          "after building, and a chaos run trains by itself when the archives are missing or stale."})
+      description = {"Train the services' class-data (AppCDS) archives, once per build.",
+          "Extracts the built service jars and starts each once against a throwaway stack, so service processes",
+          "start in about 2 s instead of 5. ./iox runs it before a chaos run that lacks the archives, and a",
+          "chaos run retrains stale ones itself."})
   static final class Prepare implements Callable<Integer> {
     @Option(names = "--repo", description = "Repository root with the built services (default: current directory or IOX_REPO_ROOT).") Path repo;
     @Option(names = "--reports", defaultValue = "iox-reports", description = "Where the training logs go (default ${DEFAULT-VALUE}).") Path reports;
@@ -252,8 +254,9 @@ public final class Iox implements Runnable {
   }
 
   @Command(name = "bench", mixinStandardHelpOptions = true,
-      description = {"Throughput of the inbox consumer against no inbox and a naive read-then-write check, on the same",
-          "stack in one run, then relay commit-to-Kafka latency at a fixed rate. Prints figures and ratios."})
+      description = {"Benchmark the inbox consumer and the relay; prints figures and ratios.",
+          "Throughput of the inbox consumer against no inbox and a naive read-then-write check, on the same",
+          "stack in one run, then relay commit-to-Kafka latency at a fixed rate."})
   static final class BenchCommand implements Callable<Integer> {
     @Option(names = "--messages", defaultValue = "20000") int messages;
     @Option(names = "--relay-events", defaultValue = "2000") int relayEvents;
