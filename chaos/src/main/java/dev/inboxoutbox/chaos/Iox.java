@@ -33,6 +33,11 @@ import picocli.CommandLine.Option;
     })
 public final class Iox implements Runnable {
 
+  /** The repository with the built services: the option, else IOX_REPO_ROOT, else the current directory. */
+  static Path repoRoot(Path option) {
+    return option != null ? option : Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "."));
+  }
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new Iox()).execute(args));
   }
@@ -72,7 +77,7 @@ public final class Iox implements Runnable {
     @Override
     public Integer call() throws Exception {
       long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
-      Path root = repo != null ? repo : Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "."));
+      Path root = repoRoot(repo);
       ChaosOptions options;
       try {
         options = new ChaosOptions(chosenSeed, orders, rate, orderInstances, paymentInstances, killMin,
@@ -96,7 +101,7 @@ public final class Iox implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Path root = repo != null ? repo : Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "."));
+      Path root = repoRoot(repo);
       ChaosOptions defaults = new ChaosOptions(1, 1, 0, 2, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), 0,
           Duration.ZERO, 0, true, 0, 0, 0, 0, Duration.ofSeconds(1), root.toAbsolutePath().normalize(),
           reports.toAbsolutePath());

@@ -16,7 +16,7 @@ import java.util.Map;
  * FastStartJar}), on a fixed HTTP port that survives restarts. Killing it is SIGKILL: no shutdown
  * hook, no offset commit.
  */
-final class ServiceProcess {
+final class ServiceProcess implements WebhookProxy.Target {
 
   private static final long READY_REUSE_NANOS = 1_000_000_000L;
   private static final HttpClient HTTP =
@@ -45,7 +45,8 @@ final class ServiceProcess {
     return name;
   }
 
-  int port() {
+  @Override
+  public int port() {
     return port;
   }
 
@@ -82,7 +83,8 @@ final class ServiceProcess {
     }
   }
 
-  synchronized boolean alive() {
+  @Override
+  public synchronized boolean alive() {
     return process != null && process.isAlive();
   }
 
@@ -105,7 +107,8 @@ final class ServiceProcess {
    * second by the kill loop and the progress sampler, so a reading is reused for a second: the
    * health endpoint checks the database and would otherwise eat CPU the services need.
    */
-  boolean ready() {
+  @Override
+  public boolean ready() {
     if (!alive()) {
       return false;
     }

@@ -32,11 +32,22 @@ final class WebhookProxy implements AutoCloseable {
     }
   }
 
+  /** A payment-consumer instance as the proxy sees it. */
+  interface Target {
+    /** The process runs (it may still be starting and refuse connections). */
+    boolean alive();
+
+    /** The instance serves: its health is UP. */
+    boolean ready();
+
+    int port();
+  }
+
   private final HttpServer server;
-  private final List<ServiceProcess> targets;
+  private final List<? extends Target> targets;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
-  WebhookProxy(List<ServiceProcess> targets) throws IOException {
+  WebhookProxy(List<? extends Target> targets) throws IOException {
     this.targets = targets;
     this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
     server.createContext("/", this::forward);
@@ -55,11 +66,11 @@ final class WebhookProxy implements AutoCloseable {
    */
   private void forward(HttpExchange exchange) throws IOException {
     byte[] body = exchange.getRequestBody().readAllBytes();
-    List<ServiceProcess> candidates = new ArrayList<>(targets.stream().filter(ServiceProcess::alive).toList());
+    List<Target> candidates = new ArrayList<>(targets.stream().filter(Target::alive).toList());
     Collections.shuffle(candidates, ThreadLocalRandom.current());
     candidates.sort(Comparator.comparing(target -> !target.ready()));
     int status = 503;
-    for (ServiceProcess target : candidates) {
+    for (Target target : candidates) {
       HttpRequest.Builder request =
           HttpRequest.newBuilder(URI.create("http://localhost:" + target.port() + exchange.getRequestURI()))
               .timeout(Duration.ofSeconds(5))

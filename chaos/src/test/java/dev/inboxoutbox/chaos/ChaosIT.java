@@ -23,6 +23,9 @@ class ChaosIT {
     Run run = run(options(true, 42));
     assertThat(run.passed).as(run.output).isTrue();
     assertThat(run.output).contains("VERDICT: PASS");
+    // Restarts must come from the trained archive, not silently from the slow fat jar.
+    assertThat(run.output).contains("processes up after").contains("(extracted jar with class-data archive)");
+    assertThat(run.output).containsPattern("kills \\{total=\\d+, whileServing=\\d+, duringStartUp=\\d+");
   }
 
   @Test
