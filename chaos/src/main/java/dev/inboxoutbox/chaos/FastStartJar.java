@@ -30,17 +30,18 @@ final class FastStartJar {
 
   private static final long TRAINING_TIMEOUT_SECONDS = 180;
 
-  private final List<String> launch;
-  private final String description;
+  private final Path jar;
+  private final Path archive;
 
-  private FastStartJar(List<String> launch, String description) {
-    this.launch = List.copyOf(launch);
-    this.description = description;
+  /** {@code archive} is null for a jar started as it is. */
+  private FastStartJar(Path jar, Path archive) {
+    this.jar = jar;
+    this.archive = archive;
   }
 
   /** Starts from the fat jar as it is. */
   static FastStartJar plain(Path executableJar) {
-    return new FastStartJar(List.of("-jar", executableJar.toString()), "fat jar, no class-data archive");
+    return new FastStartJar(executableJar, null);
   }
 
   /**
@@ -65,8 +66,7 @@ final class FastStartJar {
         out.printf("%s: extracted and trained a class-data archive in %d s (once per build)%n",
             executableJar.getFileName(), TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
       }
-      return new FastStartJar(
-          List.of("-XX:SharedArchiveFile=" + archive, "-jar", extracted.toString()), "extracted jar with class-data archive");
+      return new FastStartJar(extracted, archive);
     } catch (IOException | RuntimeException e) {
       out.printf("%s: no class-data archive (%s); instances start from the fat jar, more slowly (see %s)%n",
           executableJar.getFileName(), e.getMessage(), log);
@@ -79,15 +79,17 @@ final class FastStartJar {
 
   /** The arguments after the JVM options: which archive and which jar. */
   List<String> launch() {
-    return launch;
+    return usesArchive()
+        ? List.of("-XX:SharedArchiveFile=" + archive, "-jar", jar.toString())
+        : List.of("-jar", jar.toString());
   }
 
   String description() {
-    return description;
+    return usesArchive() ? "extracted jar with class-data archive" : "fat jar, no class-data archive";
   }
 
   boolean usesArchive() {
-    return launch.stream().anyMatch(argument -> argument.startsWith("-XX:SharedArchiveFile="));
+    return archive != null;
   }
 
   /** Identifies the build and the JVM the archive belongs to; either changing makes it stale. */

@@ -65,14 +65,12 @@ final class ServiceProcess implements WebhookProxy.Target {
     process = builder.start();
     startedAtNanos = System.nanoTime();
     starts++;
-    lastReady = false;
-    readyCheckedAtNanos = 0;
+    forgetReadiness();
   }
 
   /** SIGKILL, like the OOM killer or a pulled plug. */
   synchronized void kill() {
-    lastReady = false;
-    readyCheckedAtNanos = 0;
+    forgetReadiness();
     if (process != null) {
       process.destroyForcibly();
       try {
@@ -86,6 +84,12 @@ final class ServiceProcess implements WebhookProxy.Target {
   @Override
   public synchronized boolean alive() {
     return process != null && process.isAlive();
+  }
+
+  /** A new or killed process has no reading yet: the next {@link #ready()} asks. */
+  private void forgetReadiness() {
+    lastReady = false;
+    readyCheckedAtNanos = 0;
   }
 
   /** How long the current process has been running; zero when it is not. */

@@ -2,6 +2,7 @@ package dev.inboxoutbox.chaos;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -24,12 +25,9 @@ import java.util.concurrent.ThreadLocalRandom;
 final class WebhookProxy implements AutoCloseable {
 
   static {
-    // The JDK server reads this once, when the JVM's first server starts, and this proxy starts
-    // before the provider simulator: without it every charge answer waits ~40 ms for a delayed ACK
-    // (Nagle), which capped the whole payment chain at about 40 charges per second.
-    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-      System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
+    // This proxy starts the JVM's first JDK server, before the provider simulator: without it every
+    // charge answer waited ~40 ms for a delayed ACK, capping the payment chain at ~40 charges/s.
+    PaymentProviderSimulator.useNoDelayForJdkHttpServers();
   }
 
   /** A payment-consumer instance as the proxy sees it. */

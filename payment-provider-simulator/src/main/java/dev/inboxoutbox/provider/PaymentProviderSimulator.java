@@ -58,9 +58,17 @@ public final class PaymentProviderSimulator implements AutoCloseable {
   private static final HexFormat HEX = HexFormat.of();
 
   static {
-    // The JDK server writes headers and body in separate segments; with Nagle's algorithm on, each
-    // response then waits ~40 ms for the client's delayed ACK. Read once, when the first JDK server
-    // of the JVM starts, so it is set here unless the user chose otherwise.
+    useNoDelayForJdkHttpServers();
+  }
+
+  /**
+   * Turns on TCP_NODELAY for the JDK HTTP servers of this JVM, unless the user chose otherwise. The
+   * JDK server writes headers and body in separate segments; with Nagle's algorithm on, each
+   * response then waits ~40 ms for the client's delayed ACK. The JDK reads the setting once, when
+   * the JVM's first server starts: code that starts a JDK server before this class is loaded calls
+   * this first.
+   */
+  public static void useNoDelayForJdkHttpServers() {
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
