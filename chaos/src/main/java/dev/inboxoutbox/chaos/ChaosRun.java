@@ -394,10 +394,14 @@ final class ChaosRun {
 
   private void sample(LoadProducer load, Database ordersDb, Instant loadStarted) {
     long applied;
+    long settled;
     try {
       applied = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM orders");
+      // Paid or payment failed: the end of the order -> payment -> provider -> webhook chain.
+      settled = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status <> 'PLACED'");
     } catch (Exception e) {
       applied = -1;
+      settled = -1;
     }
     double absorbed = 0;
     for (ServiceProcess service : Stream.concat(orderServices.stream(), paymentServices.stream()).toList()) {
@@ -414,13 +418,14 @@ final class ChaosRun {
     point.put("t", Duration.between(loadStarted, Instant.now()).toMillis() / 1000.0);
     point.put("sent", load.sent().records.get());
     point.put("orders", applied);
+    point.put("settled", settled);
     point.put("duplicatesAbsorbed", (long) absorbed);
     point.put("kills", totalKills());
     synchronized (this) {
       timeline.add(point);
     }
-    out.printf("\r[%5.1fs] sent %d  orders %d  duplicates absorbed %d  kills %d   ",
-        (double) point.get("t"), point.get("sent"), applied, (long) absorbed, totalKills());
+    out.printf("\r[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d   ",
+        (double) point.get("t"), point.get("sent"), applied, settled, (long) absorbed, totalKills());
     out.flush();
   }
 

@@ -100,7 +100,7 @@ final class Report {
         <p class="verdict">%s</p>
         <p>seed %d &middot; %d s &middot; sent %s &middot; kills %s</p>
         <h2>Timeline</h2>
-        <p class="legend"><span style="color:#2563eb">&#9632; orders applied</span><span style="color:#9333ea">&#9632; duplicates absorbed</span><span style="color:#64748b">&#9632; records sent</span><span style="color:#dc2626">| kill</span></p>
+        <p class="legend"><span style="color:#2563eb">&#9632; orders applied</span><span style="color:#16a34a">&#9632; orders settled (paid or payment failed)</span><span style="color:#9333ea">&#9632; duplicates absorbed</span><span style="color:#64748b">&#9632; records sent</span><span style="color:#dc2626">| kill</span></p>
         %s
         <h2>Invariants</h2>
         <table><tr><th>invariant</th><th>result</th><th>checked</th><th>violations</th><th>detail</th></tr>
@@ -141,6 +141,7 @@ final class Report {
     }
     svg.append(series("sent", "#64748b", maxT, maxY, width, height));
     svg.append(series("orders", "#2563eb", maxT, maxY, width, height));
+    svg.append(series("settled", "#16a34a", maxT, maxY, width, height));
     svg.append(series("duplicatesAbsorbed", "#9333ea", maxT, maxY, width, height));
     svg.append("<text x=\"-45\" y=\"10\" font-size=\"11\">").append((long) maxY).append("</text>");
     svg.append("<text x=\"").append(width - 40).append("\" y=\"").append(height + 25).append("\" font-size=\"11\">")
