@@ -1,5 +1,7 @@
 package dev.inboxoutbox.devstack;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +39,10 @@ public final class DevStack implements AutoCloseable {
 
   public static DevStack start(DevStackSettings settings) {
     long started = System.nanoTime();
-    PostgresServer postgres = startPostgres(settings);
+    // Neither server needs the other: PostgreSQL's initdb and start, mostly child processes, overlap
+    // with Kafka's start in this thread. That saves about two seconds of every stack's start.
+    CompletableFuture<PostgresServer> startingPostgres =
+        CompletableFuture.supplyAsync(() -> startPostgres(settings), DevStack::inItsOwnThread);
     KafkaServer kafka;
     try {
       kafka =
@@ -46,8 +51,20 @@ public final class DevStack implements AutoCloseable {
               .<KafkaServer>map(ExternalKafkaServer::new)
               .orElseGet(() -> EmbeddedKafkaServer.start(settings));
     } catch (RuntimeException e) {
-      postgres.close();
+      // Nothing this call started may outlive it.
+      try {
+        startingPostgres.join().close();
+      } catch (RuntimeException postgresFailedToo) {
+        e.addSuppressed(postgresFailedToo);
+      }
       throw e;
+    }
+    PostgresServer postgres;
+    try {
+      postgres = startingPostgres.join();
+    } catch (CompletionException e) {
+      kafka.close();
+      throw e.getCause() instanceof RuntimeException cause ? cause : e;
     }
     log.info(
         "dev stack ready in {} ms: {}; {}",
@@ -55,6 +72,12 @@ public final class DevStack implements AutoCloseable {
         postgres.description(),
         kafka.description());
     return new DevStack(postgres, kafka);
+  }
+
+  private static void inItsOwnThread(Runnable task) {
+    Thread thread = new Thread(task, "dev-stack-postgres-start");
+    thread.setDaemon(true);
+    thread.start();
   }
 
   /**

@@ -1,7 +1,12 @@
 package dev.inboxoutbox.devstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -107,6 +112,40 @@ class DevStackIT {
       }
     }
     throw new AssertionError("record not delivered within 30 s");
+  }
+
+  @Test
+  void aStackWhoseKafkaCannotStartNamesThePortAndStopsItsPostgres() throws Exception {
+    DevStackSettings defaults = DevStackSettings.fromEnvironment();
+    assumeTrue(defaults.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED, "needs the embedded PostgreSQL");
+    assumeTrue(defaults.kafkaBootstrap().isEmpty(), "needs the in-JVM Kafka");
+    int postgresPort = freePort();
+    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      DevStackSettings settings = defaults.withPostgresPort(postgresPort).withKafkaPort(taken.getLocalPort());
+      assertThatThrownBy(() -> DevStack.start(settings).close())
+          .hasMessageContaining(String.valueOf(taken.getLocalPort()));
+    }
+    // PostgreSQL was starting alongside Kafka: it must be stopped before start() throws, not left
+    // to finish starting (and hold its port) afterwards.
+    long end = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+    while (System.nanoTime() < end) {
+      assertThat(canBind(postgresPort)).as("port %d free after the failed start", postgresPort).isTrue();
+      Thread.sleep(100);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static boolean canBind(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 50, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static String queryString(Connection connection, String sql) throws SQLException {
