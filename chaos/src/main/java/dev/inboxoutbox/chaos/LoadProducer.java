@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -33,6 +34,9 @@ final class LoadProducer implements AutoCloseable {
     final Set<String> malformedKeys = ConcurrentHashMap.newKeySet();
     final AtomicLong records = new AtomicLong();
     final AtomicLong retries = new AtomicLong();
+    /** Sends Kafka did not acknowledge: a broken run, not a broken consumer. */
+    final AtomicLong failedSends = new AtomicLong();
+    final AtomicReference<String> firstFailure = new AtomicReference<>();
 
     Map<String, Object> summary() {
       return Map.of(
@@ -40,7 +44,8 @@ final class LoadProducer implements AutoCloseable {
           "distinctOrders", validKeys.size(),
           "clientRetries", retries.get(),
           "conflicts", conflictKeys.size(),
-          "malformed", malformedKeys.size());
+          "malformed", malformedKeys.size(),
+          "failedSends", failedSends.get());
     }
   }
 
@@ -131,7 +136,12 @@ final class LoadProducer implements AutoCloseable {
         new ProducerRecord<>(TOPIC, customer, json.getBytes(StandardCharsets.UTF_8));
     record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
     record.headers().add("type", "PlaceOrder".getBytes(StandardCharsets.UTF_8));
-    producer.send(record);
+    producer.send(record, (metadata, error) -> {
+      if (error != null) {
+        sent.failedSends.incrementAndGet();
+        sent.firstFailure.compareAndSet(null, key + ": " + error);
+      }
+    });
     sent.records.incrementAndGet();
   }
 

@@ -49,6 +49,7 @@ final class Verifier {
 
   List<Invariant> verify(LoadProducer.Sent sent, List<LedgerEntry> ledger) throws Exception {
     List<Invariant> results = new ArrayList<>();
+    results.add(loadAcknowledged(sent));
     results.add(onePerKey(sent));
     results.add(chargedOnce(ledger));
     results.add(stockConserved());
@@ -58,6 +59,19 @@ final class Verifier {
     results.add(everyOrderSettled());
     results.add(caughtUp());
     return results;
+  }
+
+  /**
+   * The other checks count every sent key as accepted; a send Kafka never acknowledged would show
+   * up there as a key never answered, so it is named here as what it is.
+   */
+  static Invariant loadAcknowledged(LoadProducer.Sent sent) {
+    long failed = sent.failedSends.get();
+    return Invariant.of(
+        "every load record acknowledged by Kafka",
+        sent.records.get(),
+        failed,
+        failed == 0 ? "0 sends failed" : failed + " sends failed, the first: " + sent.firstFailure.get());
   }
 
   private Invariant onePerKey(LoadProducer.Sent sent) throws SQLException {
