@@ -263,10 +263,9 @@ final class ChaosRun {
    * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's own start, into
    * the application's (on an idle machine it migrates, joins its groups and competes for the relay
    * slot by then; under load it may still be creating beans), so a kill there is a real crash
-   * during start-up. An
-   * instance killed during start-up must serve before it can be killed again, so one fresh JVM is
-   * not killed over and over to make up the count. Never the last serving instance of a service:
-   * the run measures recovery, not an outage.
+   * during start-up. An instance killed during start-up must serve before it can be killed again,
+   * so one fresh JVM is not killed over and over to make up the count. Never the last serving
+   * instance of a service: the run measures recovery, not an outage.
    */
   private ServiceProcess chooseVictim(List<ServiceProcess> all) {
     all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
