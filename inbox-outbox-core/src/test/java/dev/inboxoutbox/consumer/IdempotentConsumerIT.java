@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -235,6 +237,22 @@ class IdempotentConsumerIT {
     awaitTrue(() -> consumer.stats().snapshot().records() >= 10, "all consumed");
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(10);
     assertThat(count("SELECT count(*) FROM inbox")).isZero();
+  }
+
+  @Test
+  void aGroupRebalancesCooperativelyUnlessTheKafkaPropertiesSayOtherwise() throws Exception {
+    // Cooperative rebalancing keeps the survivors' partitions when a member dies or joins: a
+    // restarted instance does not stop the whole group.
+    send("c-1", "key-1", "{\"qty\":1}", null);
+    producer.flush();
+    IdempotentConsumer consumer = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+    awaitTrue(() -> consumer.stats().snapshot().records() >= 1, "the record consumed");
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      String group = "group-" + topic;
+      ConsumerGroupDescription description =
+          admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+      assertThat(description.partitionAssignor()).isEqualTo("cooperative-sticky");
+    }
   }
 
   private ConsumerSettings.Builder settings() {

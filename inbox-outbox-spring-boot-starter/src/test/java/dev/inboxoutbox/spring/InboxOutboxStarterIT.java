@@ -18,9 +18,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -115,6 +118,11 @@ class InboxOutboxStarterIT {
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
     awaitTrue(() -> consumers.stats().get("starter-orders").snapshot().records() >= 9, "records consumed");
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      ConsumerGroupDescription group =
+          admin.describeConsumerGroups(List.of("starter-orders")).all().get().get("starter-orders");
+      assertThat(group.partitionAssignor()).as("the framework's default assignor").isEqualTo("cooperative-sticky");
+    }
     awaitTrue(() -> relay.lag().unpublishedRows() == 0 && relay.status().publishedEvents() >= 6, "events relayed");
     RetentionTotals retention = context.getBean(RetentionTotals.class);
     awaitTrue(() -> retention.runs() >= 2, "retention runs on its schedule");
