@@ -25,6 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -261,6 +265,65 @@ class RelayIT {
     assertThat(distinctIds(records)).contains(early.id().toString());
     awaitTrue(() -> second.lag().unpublishedRows() == 0, "backlog drained");
     assertThat(second.lag().oldestUnpublished()).isEmpty();
+  }
+
+  @Test
+  void aTransactionPublishedButNotStampedWhenTheLeaderDiedIsPublishedAgain() throws Exception {
+    // What a chaos run (seed 633318) left behind: a long transaction wrote its outbox rows, a
+    // shorter one committed and was stamped, then the long one committed, was published, and the
+    // leader died before stamping it. Commit order is not insert order, so the long
+    // transaction's rows sit below the stored offset in the WAL; the next engine must still
+    // publish and stamp them.
+    OutboxRelay relay = started(relay(settings().build()));
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent early = OutboxEvent.of("order", "o-long", "WrittenFirst", "{}");
+    OutboxEvent later = OutboxEvent.of("order", "o-short", "CommittedFirst", "{}");
+    ExecutorService locker = Executors.newSingleThreadExecutor();
+    try (Connection longTransaction = database.connect();
+        Connection stamping = database.connect()) {
+      longTransaction.setAutoCommit(false);
+      outbox.append(longTransaction, early);
+      inTransaction(c -> outbox.append(c, later));
+      try (TopicReader reader = new TopicReader(topic("order"))) {
+        reader.readUntil(seen -> distinctIds(seen).contains(later.id().toString()), PATIENCE);
+      }
+      awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the short transaction's row stamped");
+      Thread.sleep(1_000); // past the offset flush interval: the stored offset is after `later`
+
+      // Queued behind the long transaction, this lock is granted the moment it commits, before
+      // the relay can stamp: the relay publishes `early` and then waits on its UPDATE.
+      stamping.setAutoCommit(false);
+      Future<?> blocking = locker.submit(() -> {
+        try (Statement statement = stamping.createStatement()) {
+          statement.execute("LOCK TABLE outbox IN SHARE MODE");
+        }
+        return null;
+      });
+      awaitTrue(() -> lockRequestsWaiting() == 1, "the stamping lock queued");
+      longTransaction.commit();
+      blocking.get(30, TimeUnit.SECONDS);
+      try (TopicReader reader = new TopicReader(topic("order"))) {
+        reader.readUntil(seen -> distinctIds(seen).contains(early.id().toString()), PATIENCE);
+      }
+      terminateSessionsOf(relay); // the leader dies with `early` published, not stamped
+      stamping.rollback();
+    } finally {
+      locker.shutdownNow();
+    }
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "`early` published again and stamped");
+  }
+
+  private int lockRequestsWaiting() {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery(
+            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                + " WHERE c.relname = 'outbox' AND l.mode = 'ShareLock' AND NOT l.granted")) {
+      row.next();
+      return row.getInt(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
