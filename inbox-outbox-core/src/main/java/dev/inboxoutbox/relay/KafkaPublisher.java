@@ -10,6 +10,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
@@ -95,7 +97,15 @@ final class KafkaPublisher
       onAcknowledged.accept(published);
     }
     for (RecordChangeEvent<SourceRecord> change : records) {
-      committer.markProcessed(change);
+      Optional<Map<String, Object>> unambiguous =
+          ResumePosition.unambiguous(change.record().sourceOffset());
+      if (unambiguous.isPresent()) {
+        DebeziumEngine.Offsets offsets = committer.buildOffsets();
+        unambiguous.get().forEach(offsets::set);
+        committer.markProcessed(change, offsets);
+      } else {
+        committer.markProcessed(change);
+      }
     }
     committer.markBatchFinished();
   }

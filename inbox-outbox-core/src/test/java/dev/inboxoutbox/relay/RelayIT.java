@@ -13,6 +13,7 @@ import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.outbox.OutboxPolicy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -31,6 +32,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -269,11 +272,10 @@ class RelayIT {
 
   @Test
   void aTransactionPublishedButNotStampedWhenTheLeaderDiedIsPublishedAgain() throws Exception {
-    // What a chaos run (seed 633318) left behind: a long transaction wrote its outbox rows, a
-    // shorter one committed and was stamped, then the long one committed, was published, and the
-    // leader died before stamping it. Commit order is not insert order, so the long
-    // transaction's rows sit below the stored offset in the WAL; the next engine must still
-    // publish and stamp them.
+    // A long transaction wrote its outbox row, a shorter one committed and was stamped, then the
+    // long one committed, was published, and the leader died before stamping it. Commit order is
+    // not insert order, so the long transaction's row sits below the stored offset in the WAL;
+    // the next engine must still publish and stamp it.
     OutboxRelay relay = started(relay(settings().build()));
     Outbox outbox = Outbox.builder().build();
     OutboxEvent early = OutboxEvent.of("order", "o-long", "WrittenFirst", "{}");
@@ -311,6 +313,106 @@ class RelayIT {
       locker.shutdownNow();
     }
     awaitTrue(() -> relay.lag().unpublishedRows() == 0, "`early` published again and stamped");
+  }
+
+  @Test
+  void aLongTransactionWhoseRowFollowsTheStoredCommitInTheWalIsPublishedAfterARestart()
+      throws Exception {
+    // A heartbeat stores the position of the last COMMIT the relay saw: where that commit record
+    // ends, which is also where the next WAL record starts. When that record is a row of a
+    // transaction still open, and that transaction is the next to commit, Debezium's restart
+    // search takes the row for the stored event and skips the transaction's rows up to it. A
+    // chaos run (seed 633318) lost a whole payment-webhooks batch this way: the leader lagged, so
+    // the long transaction committed before the leader stored the heartbeat's position; it then
+    // published the batch and was killed before its offsets moved past it.
+    RelaySettings settings = settings().heartbeatInterval(Duration.ofMillis(100)).build();
+    Outbox outbox = Outbox.builder().build();
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("VACUUM ANALYZE"); // or autovacuum may commit its work in between
+    }
+    OutboxRelay relay = started(relay(settings));
+    OutboxEvent warmUp = OutboxEvent.of("order", "o-warm-up", "BeforeTheLeaderStops", "{}");
+    inTransaction(c -> outbox.append(c, warmUp));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(warmUp.id().toString()), PATIENCE);
+    }
+    Thread.sleep(1_000); // ten heartbeat intervals: the last offset stored is a heartbeat's
+    relay.close();
+    String heartbeatOffset = storedOffset();
+    assertThat(heartbeatOffset).contains("\"messageType\":\"COMMIT\"");
+
+    OutboxEvent first = OutboxEvent.of("order", "o-long", "WrittenBeforeTheCommit", "{}");
+    OutboxEvent between = OutboxEvent.of("order", "o-short", "CommittedInBetween", "{}");
+    OutboxEvent last = OutboxEvent.of("order", "o-long", "WrittenRightAfterTheCommit", "{}");
+    long commitEnd;
+    try (Connection longTransaction = database.connect()) {
+      longTransaction.setAutoCommit(false);
+      outbox.append(longTransaction, first);
+      try (Connection connection = database.connect()) {
+        connection.setAutoCommit(false);
+        outbox.append(connection, between);
+        connection.commit();
+        commitEnd = walInsertPosition(connection);
+      }
+      assertThat(walInsertPosition(longTransaction))
+          .as("nothing was written to the WAL between the commit and the long transaction's row")
+          .isEqualTo(commitEnd);
+      outbox.append(longTransaction, last);
+      longTransaction.commit();
+    }
+    // What the leader would have stored had its heartbeat come at that commit: the same offset,
+    // every LSN in it moved by the same distance.
+    storeOffsetMovedTo(heartbeatOffset, commitEnd);
+
+    OutboxEvent afterwards = OutboxEvent.of("order", "o-next", "CommittedAfterwards", "{}");
+    inTransaction(c -> outbox.append(c, afterwards));
+    started(relay(settings));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      List<ConsumerRecord<String, byte[]>> records =
+          reader.readUntil(
+              seen -> distinctIds(seen).contains(afterwards.id().toString()), PATIENCE);
+      assertThat(distinctIds(records)).contains(first.id().toString(), last.id().toString());
+    }
+  }
+
+  private long walInsertPosition(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("SELECT pg_current_wal_insert_lsn() - '0/0'")) {
+      row.next();
+      return row.getLong(1);
+    }
+  }
+
+  private String storedOffset() {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("SELECT offset_val FROM iox_relay_offsets")) {
+      assertThat(row.next()).as("an offset stored").isTrue();
+      String offset = row.getString(1);
+      assertThat(row.next()).as("one offset stored").isFalse();
+      return offset;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void storeOffsetMovedTo(String offset, long commitEnd) throws SQLException {
+    Matcher commit = Pattern.compile("\"lsn_commit\":(\\d+)").matcher(offset);
+    assertThat(commit.find()).as("lsn_commit in " + offset).isTrue();
+    long distance = commitEnd - Long.parseLong(commit.group(1));
+    Matcher lsn = Pattern.compile("(\"lsn(?:_proc|_commit)?\":)(\\d+)").matcher(offset);
+    StringBuilder moved = new StringBuilder();
+    while (lsn.find()) {
+      lsn.appendReplacement(moved, lsn.group(1) + (Long.parseLong(lsn.group(2)) + distance));
+    }
+    lsn.appendTail(moved);
+    try (Connection connection = database.connect();
+        PreparedStatement update =
+            connection.prepareStatement("UPDATE iox_relay_offsets SET offset_val = ?")) {
+      update.setString(1, moved.toString());
+      assertThat(update.executeUpdate()).isEqualTo(1);
+    }
   }
 
   private int lockRequestsWaiting() {

@@ -1,0 +1,44 @@
+package dev.inboxoutbox.relay;
+
+import io.debezium.connector.postgresql.PostgresOffsetContext;
+import io.debezium.connector.postgresql.SourceInfo;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Keeps a stored relay position from being mistaken for a row of another transaction when a new
+ * leader resumes.
+ *
+ * <p>A Debezium heartbeat stores the position of the last COMMIT the engine saw: {@code lsn_proc}
+ * is where that commit record ends, which is also where the next WAL record starts. If that
+ * record is a row of a transaction still open, and that transaction is the next to commit,
+ * Debezium's restart search ({@code WalPositionLocator}, 3.5) takes the row for the last event
+ * stored and skips the transaction's rows up to it: events lost without an error.
+ *
+ * <p>One byte earlier the position lies inside the commit record, an LSN no message can carry
+ * (WAL records are 8-byte aligned). The search then resumes at the first transaction committed
+ * after it, which is what the position meant. {@code lsn_commit}, which the slot is confirmed
+ * to, stays as it was.
+ */
+final class ResumePosition {
+
+  private static final String PROCESSED = PostgresOffsetContext.LAST_COMPLETELY_PROCESSED_LSN_KEY;
+  private static final String COMMIT = PostgresOffsetContext.LAST_COMMIT_LSN_KEY;
+  private static final String MESSAGE_TYPE = SourceInfo.MSG_TYPE_KEY;
+
+  private ResumePosition() {}
+
+  /** The offset to store instead, or empty when {@code offset} cannot be mistaken. */
+  static Optional<Map<String, Object>> unambiguous(Map<String, ?> offset) {
+    if (offset == null
+        || !"COMMIT".equals(String.valueOf(offset.get(MESSAGE_TYPE)))
+        || !(offset.get(PROCESSED) instanceof Long processed)
+        || !processed.equals(offset.get(COMMIT))) {
+      return Optional.empty();
+    }
+    Map<String, Object> inside = new HashMap<>(offset);
+    inside.put(PROCESSED, processed - 1);
+    return Optional.of(inside);
+  }
+}
