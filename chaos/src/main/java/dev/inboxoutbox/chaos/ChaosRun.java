@@ -79,6 +79,9 @@ final class ChaosRun {
     Path orderJar = serviceJar("order-consumer");
     Path paymentJar = serviceJar("payment-consumer");
     String secret = "whsec_" + UUID.randomUUID();
+    // Crash points fire while this file exists: during the kill phase, not while the run drains.
+    Path crashPointsArmed = Files.writeString(runDirectory.resolve("crash-points-armed"),
+        "the services' crash points may fire while this file exists\n");
 
     DevStackSettings settings = DevStackSettings.fromEnvironment();
     // A killed member's partitions wait for its session to expire. The embedded broker accepts 3 s;
@@ -103,9 +106,10 @@ final class ChaosRun {
       String bootstrap = stack.kafka().bootstrapServers();
       out.printf("stack: %s, %s; provider on port %d; logs in %s%n",
           stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
-      Map<String, String> orderProperties = serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, Map.of());
+      Map<String, String> orderProperties = serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, crashPointsArmed, Map.of());
       Map<String, String> paymentProperties =
-          serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, paymentProviderProperties(provider.baseUrl().toString(), secret));
+          serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, crashPointsArmed,
+              paymentProviderProperties(provider.baseUrl().toString(), secret));
       FastStartJar[] jars = prepareJars(orderJar, orderProperties, paymentJar, paymentProperties, logs);
       for (int i = 1; i <= options.orderInstances(); i++) {
         orderServices.add(new ServiceProcess("order-consumer-" + i, jars[0], freePort(), orderProperties, logs));
@@ -133,6 +137,9 @@ final class ChaosRun {
           return null;
         });
         killWhileLoading(all, producing, load, ordersDb, loadStarted, restarts);
+        // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
+        // the drain has to wait for.
+        Files.deleteIfExists(crashPointsArmed);
         producing.get();
         background.shutdownNow();
         List<String> down = awaitQuiescence(ordersDb, paymentsDb, bootstrap, load, loadStarted, all);
@@ -175,8 +182,9 @@ final class ChaosRun {
       String bootstrap = stack.kafka().bootstrapServers();
       // Training stops once the context is refreshed: nothing calls the provider, any URL will do.
       FastStartJar[] jars = prepareJars(
-          orderJar, serviceProperties(ordersDb, bootstrap, "6000", Map.of()),
-          paymentJar, serviceProperties(paymentsDb, bootstrap, "6000", paymentProviderProperties("http://localhost:9", "whsec_prepare")),
+          orderJar, serviceProperties(ordersDb, bootstrap, "6000", null, Map.of()),
+          paymentJar, serviceProperties(paymentsDb, bootstrap, "6000", null,
+              paymentProviderProperties("http://localhost:9", "whsec_prepare")),
           logs);
       out.printf("service processes will start from: %s, %s%n", jars[0].description(), jars[1].description());
       return jars[0].usesArchive() && jars[1].usesArchive();
@@ -202,8 +210,9 @@ final class ChaosRun {
     }
   }
 
+  /** {@code crashPointsArmed}: the file whose presence lets crash points fire, or null for none. */
   private Map<String, String> serviceProperties(Database db, String bootstrap, String sessionTimeoutMs,
-      Map<String, String> extra) {
+      Path crashPointsArmed, Map<String, String> extra) {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put("spring.datasource.url", db.jdbcUrl());
     properties.put("spring.datasource.username", db.username());
@@ -222,10 +231,11 @@ final class ChaosRun {
     properties.put("management.endpoints.web.exposure.include", "health,metrics");
     properties.put("management.endpoint.health.show-details", "always");
     properties.put("spring.main.banner-mode", "off");
-    // Where each new relay leader resumes (stored offset, slot position) is in the logs, for a run
-    // whose outbox rows stay unstamped (see README, "Known defect").
+    // Where each new relay leader resumes (stored offset, slot position, the restart search) is in
+    // the logs: a few lines per leader change, and what explained the one run that lost a batch.
     properties.put("logging.level.io.debezium.connector.postgresql", "INFO");
-    if (options.crashPointProbability() > 0) {
+    if (options.crashPointProbability() > 0 && crashPointsArmed != null) {
+      properties.put("inbox-outbox.chaos.arming-file", crashPointsArmed.toString());
       for (String point : List.of("MID_HANDLER", "AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT", "RELAY_AFTER_PUBLISH")) {
         properties.put("inbox-outbox.chaos.crash-points." + point, String.valueOf(options.crashPointProbability()));
       }

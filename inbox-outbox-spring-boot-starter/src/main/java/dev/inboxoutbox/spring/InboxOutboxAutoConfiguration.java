@@ -12,6 +12,8 @@ import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.retention.RetentionPolicy;
 import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -97,11 +99,7 @@ public class InboxOutboxAutoConfiguration {
         inbox,
         outbox,
         inboxOutboxDeadLetterProducer,
-        crashInjector.getIfAvailable(
-            () ->
-                properties.getChaos().getCrashPoints().isEmpty()
-                    ? CrashInjector.NONE
-                    : CrashInjector.halting(properties.getChaos().getCrashPoints())));
+        crashInjector.getIfAvailable(() -> crashInjector(properties.getChaos())));
   }
 
   @Bean
@@ -132,8 +130,18 @@ public class InboxOutboxAutoConfiguration {
     if (properties.getChaos().getCrashPoints().isEmpty()) {
       return new OutboxRelay(settings.build());
     }
-    CrashInjector crash = CrashInjector.halting(properties.getChaos().getCrashPoints());
+    CrashInjector crash = crashInjector(properties.getChaos());
     return new OutboxRelay(settings.build(), events -> crash.at(CrashPoint.RELAY_AFTER_PUBLISH));
+  }
+
+  private static CrashInjector crashInjector(InboxOutboxProperties.Chaos chaos) {
+    if (chaos.getCrashPoints().isEmpty()) {
+      return CrashInjector.NONE;
+    }
+    Path armingFile = chaos.getArmingFile();
+    return armingFile == null
+        ? CrashInjector.halting(chaos.getCrashPoints())
+        : CrashInjector.halting(chaos.getCrashPoints(), () -> Files.exists(armingFile));
   }
 
   @Bean

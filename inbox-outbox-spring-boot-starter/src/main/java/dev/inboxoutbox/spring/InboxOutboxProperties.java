@@ -2,6 +2,7 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.TooOldPolicy;
 import dev.inboxoutbox.outbox.OutboxPolicy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -35,8 +36,22 @@ public class InboxOutboxProperties {
       return crashPoints;
     }
 
+    /**
+     * If set, crash points fire only while this file exists: a chaos harness removes it when its
+     * kill phase is over, so that nothing halts while the run drains.
+     */
+    private Path armingFile;
+
     public void setCrashPoints(Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints) {
       this.crashPoints = crashPoints;
+    }
+
+    public Path getArmingFile() {
+      return armingFile;
+    }
+
+    public void setArmingFile(Path armingFile) {
+      this.armingFile = armingFile;
     }
   }
 
