@@ -76,8 +76,8 @@ final class ChaosRun {
         options.paymentInstances(), options.dedup() ? "on" : "OFF (negative control)");
     Path runDirectory = options.reportDirectory().resolve("chaos-" + started.toString().replace(':', '-'));
     Path logs = Files.createDirectories(runDirectory.resolve("logs"));
-    Path orderJar = serviceJar("order-consumer");
-    Path paymentJar = serviceJar("payment-consumer");
+    Path orderJar = serviceJar(options.repoRoot(), "order-consumer");
+    Path paymentJar = serviceJar(options.repoRoot(), "payment-consumer");
     String secret = "whsec_" + UUID.randomUUID();
     // Crash points fire while this file exists: during the kill phase, not while the run drains.
     Path crashPointsArmed = Files.writeString(runDirectory.resolve("crash-points-armed"),
@@ -106,11 +106,11 @@ final class ChaosRun {
       String bootstrap = stack.kafka().bootstrapServers();
       out.printf("stack: %s, %s; provider on port %d; logs in %s%n",
           stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
-      Map<String, String> orderProperties = serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, crashPointsArmed, Map.of());
+      Map<String, String> orderProperties = runProperties(ordersDb, bootstrap, sessionTimeoutMs, crashPointsArmed, Map.of());
       Map<String, String> paymentProperties =
-          serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, crashPointsArmed,
+          runProperties(paymentsDb, bootstrap, sessionTimeoutMs, crashPointsArmed,
               paymentProviderProperties(provider.baseUrl().toString(), secret));
-      FastStartJar[] jars = prepareJars(orderJar, orderProperties, paymentJar, paymentProperties, logs);
+      FastStartJar[] jars = prepareJars(orderJar, orderProperties, paymentJar, paymentProperties, logs, out);
       for (int i = 1; i <= options.orderInstances(); i++) {
         orderServices.add(new ServiceProcess("order-consumer-" + i, jars[0], freePort(), orderProperties, logs));
       }
@@ -172,20 +172,20 @@ final class ChaosRun {
    * with them. A chaos run still trains by itself when they are missing or stale. Returns whether
    * both archives are ready.
    */
-  boolean prepareFastStart() throws Exception {
-    Path orderJar = serviceJar("order-consumer");
-    Path paymentJar = serviceJar("payment-consumer");
-    Path logs = Files.createDirectories(options.reportDirectory().resolve("prepare-" + Instant.now().toString().replace(':', '-')));
+  static boolean prepareFastStart(Path repoRoot, Path reportDirectory, PrintStream out) throws Exception {
+    Path orderJar = serviceJar(repoRoot, "order-consumer");
+    Path paymentJar = serviceJar(repoRoot, "payment-consumer");
+    Path logs = Files.createDirectories(reportDirectory.resolve("prepare-" + Instant.now().toString().replace(':', '-')));
     try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment());
         Database ordersDb = stack.postgres().createDatabase();
         Database paymentsDb = stack.postgres().createDatabase()) {
       String bootstrap = stack.kafka().bootstrapServers();
       // Training stops once the context is refreshed: nothing calls the provider, any URL will do.
       FastStartJar[] jars = prepareJars(
-          orderJar, serviceProperties(ordersDb, bootstrap, "6000", null, Map.of()),
-          paymentJar, serviceProperties(paymentsDb, bootstrap, "6000", null,
+          orderJar, serviceProperties(ordersDb, bootstrap, "6000", true, Map.of()),
+          paymentJar, serviceProperties(paymentsDb, bootstrap, "6000", true,
               paymentProviderProperties("http://localhost:9", "whsec_prepare")),
-          logs);
+          logs, out);
       out.printf("service processes will start from: %s, %s%n", jars[0].description(), jars[1].description());
       return jars[0].usesArchive() && jars[1].usesArchive();
     }
@@ -196,8 +196,8 @@ final class ChaosRun {
   }
 
   /** Both services train at once: each training run is single-threaded for most of its life. */
-  private FastStartJar[] prepareJars(Path orderJar, Map<String, String> orderProperties, Path paymentJar,
-      Map<String, String> paymentProperties, Path logs) throws Exception {
+  private static FastStartJar[] prepareJars(Path orderJar, Map<String, String> orderProperties, Path paymentJar,
+      Map<String, String> paymentProperties, Path logs, PrintStream out) throws Exception {
     ExecutorService preparing = Executors.newFixedThreadPool(2);
     try {
       Future<FastStartJar> orders = preparing.submit(
@@ -210,9 +210,21 @@ final class ChaosRun {
     }
   }
 
-  /** {@code crashPointsArmed}: the file whose presence lets crash points fire, or null for none. */
-  private Map<String, String> serviceProperties(Database db, String bootstrap, String sessionTimeoutMs,
+  /** The service settings of this run: with its crash points, armed while {@code crashPointsArmed} exists. */
+  private Map<String, String> runProperties(Database db, String bootstrap, String sessionTimeoutMs,
       Path crashPointsArmed, Map<String, String> extra) {
+    Map<String, String> properties = serviceProperties(db, bootstrap, sessionTimeoutMs, options.dedup(), extra);
+    if (options.crashPointProbability() > 0) {
+      properties.put("inbox-outbox.chaos.arming-file", crashPointsArmed.toString());
+      for (String point : List.of("MID_HANDLER", "AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT", "RELAY_AFTER_PUBLISH")) {
+        properties.put("inbox-outbox.chaos.crash-points." + point, String.valueOf(options.crashPointProbability()));
+      }
+    }
+    return properties;
+  }
+
+  private static Map<String, String> serviceProperties(Database db, String bootstrap, String sessionTimeoutMs,
+      boolean dedup, Map<String, String> extra) {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put("spring.datasource.url", db.jdbcUrl());
     properties.put("spring.datasource.username", db.username());
@@ -226,7 +238,7 @@ final class ChaosRun {
     properties.put("inbox-outbox.relay.standby-poll-interval", "300ms");
     properties.put("inbox-outbox.relay.restart-backoff-min", "300ms");
     properties.put("inbox-outbox.relay.restart-backoff-max", "3s");
-    properties.put("inbox-outbox.consumer.dedup-enabled", String.valueOf(options.dedup()));
+    properties.put("inbox-outbox.consumer.dedup-enabled", String.valueOf(dedup));
     properties.put("inbox-outbox.retention.enabled", "false");
     properties.put("management.endpoints.web.exposure.include", "health,metrics");
     properties.put("management.endpoint.health.show-details", "always");
@@ -234,12 +246,6 @@ final class ChaosRun {
     // Where each new relay leader resumes (stored offset, slot position, the restart search) is in
     // the logs: a few lines per leader change, and what explained the one run that lost a batch.
     properties.put("logging.level.io.debezium.connector.postgresql", "INFO");
-    if (options.crashPointProbability() > 0 && crashPointsArmed != null) {
-      properties.put("inbox-outbox.chaos.arming-file", crashPointsArmed.toString());
-      for (String point : List.of("MID_HANDLER", "AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT", "RELAY_AFTER_PUBLISH")) {
-        properties.put("inbox-outbox.chaos.crash-points." + point, String.valueOf(options.crashPointProbability()));
-      }
-    }
     properties.putAll(extra);
     return properties;
   }
@@ -477,8 +483,8 @@ final class ChaosRun {
     return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
   }
 
-  private Path serviceJar(String module) throws IOException {
-    Path target = options.repoRoot().resolve(module).resolve("target");
+  private static Path serviceJar(Path repoRoot, String module) throws IOException {
+    Path target = repoRoot.resolve(module).resolve("target");
     try (Stream<Path> files = Files.list(target)) {
       return files
           .filter(p -> p.getFileName().toString().startsWith(module) && p.getFileName().toString().endsWith("-exec.jar"))

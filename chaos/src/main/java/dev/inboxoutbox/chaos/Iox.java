@@ -101,11 +101,8 @@ public final class Iox implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Path root = repoRoot(repo);
-      ChaosOptions defaults = new ChaosOptions(1, 1, 0, 2, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), 0,
-          Duration.ZERO, 0, true, 0, 0, 0, 0, Duration.ofSeconds(1), root.toAbsolutePath().normalize(),
-          reports.toAbsolutePath());
-      return new ChaosRun(defaults, System.out).prepareFastStart() ? 0 : 1;
+      Path root = repoRoot(repo).toAbsolutePath().normalize();
+      return ChaosRun.prepareFastStart(root, reports.toAbsolutePath(), System.out) ? 0 : 1;
     }
   }
 
