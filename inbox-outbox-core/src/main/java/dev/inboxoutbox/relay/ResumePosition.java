@@ -18,8 +18,14 @@ import java.util.Optional;
  *
  * <p>One byte earlier the position lies inside the commit record, an LSN no message can carry
  * (WAL records are 8-byte aligned). The search then resumes at the first transaction committed
- * after it, which is what the position meant. {@code lsn_commit}, which the slot is confirmed
- * to, stays as it was.
+ * after it, which is what the position meant.
+ *
+ * <p>{@code lsn_commit}, the position the leader confirms the slot to, moves back with it.
+ * PostgreSQL may move the slot's restart position up to the confirmed one, and Debezium refuses
+ * to start from a stored position before the slot's restart position ("no longer available on
+ * the server"): with only {@code lsn_proc} moved, a running-transactions record right after the
+ * commit stopped every later leader. The commit itself is not sent again either way: decoding
+ * starts at the first commit record that begins at or after the confirmed position.
  */
 final class ResumePosition {
 
@@ -39,6 +45,7 @@ final class ResumePosition {
     }
     Map<String, Object> inside = new HashMap<>(offset);
     inside.put(PROCESSED, processed - 1);
+    inside.put(COMMIT, processed - 1);
     return Optional.of(inside);
   }
 }

@@ -12,7 +12,9 @@ import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.outbox.OutboxPolicy;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -24,6 +26,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -38,6 +41,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
 
 class RelayIT {
 
@@ -327,20 +334,7 @@ class RelayIT {
     // published the batch and was killed before its offsets moved past it.
     RelaySettings settings = settings().heartbeatInterval(Duration.ofMillis(100)).build();
     Outbox outbox = Outbox.builder().build();
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("VACUUM ANALYZE"); // or autovacuum may commit its work in between
-    }
-    OutboxRelay relay = started(relay(settings));
-    OutboxEvent warmUp = OutboxEvent.of("order", "o-warm-up", "BeforeTheLeaderStops", "{}");
-    inTransaction(c -> outbox.append(c, warmUp));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(warmUp.id().toString()), PATIENCE);
-    }
-    Thread.sleep(1_000); // ten heartbeat intervals: the last offset stored is a heartbeat's
-    relay.close();
-    String heartbeatOffset = storedOffset();
-    assertThat(heartbeatOffset).contains("\"messageType\":\"COMMIT\"");
+    String heartbeatOffset = heartbeatOffsetOfAStoppedRelay(settings, outbox);
 
     OutboxEvent first = OutboxEvent.of("order", "o-long", "WrittenBeforeTheCommit", "{}");
     OutboxEvent between = OutboxEvent.of("order", "o-short", "CommittedInBetween", "{}");
@@ -376,6 +370,198 @@ class RelayIT {
     }
   }
 
+  @Test
+  void aRelayStartsAfterTheLeaderConfirmedTheSlotUpToAStoredCommit() throws Exception {
+    // Debezium refuses to start when the slot may restart past the stored position ("no longer
+    // available on the server"). A leader confirms the slot up to its stored lsn_commit; when a
+    // running-transactions record follows that commit, PostgreSQL moves the slot's restart
+    // position there. Had the stored position been earlier than the confirmed one, every
+    // following leader would fail to start, and nothing would be published again (a ChaosIT run).
+    RelaySettings settings = settings().heartbeatInterval(Duration.ofMillis(100)).build();
+    Outbox outbox = Outbox.builder().build();
+    String heartbeatOffset = heartbeatOffsetOfAStoppedRelay(settings, outbox);
+    awaitTrue(() -> !slotActive(settings), "the leader's replication connection closed");
+
+    OutboxEvent afterwards = OutboxEvent.of("order", "o-next", "CommittedAfterwards", "{}");
+    String stored;
+    try (SlotReader leader = new SlotReader(settings)) {
+      // Confirmed past anything decoded so far, so that the slot's next restart candidate is the
+      // running-transactions record written below.
+      leader.confirm(leader.commitEndOf(committedTransaction()));
+      long commitEnd;
+      try (Connection connection = database.connect();
+          Statement statement = connection.createStatement()) {
+        long transaction = committedTransaction();
+        long written = walInsertPosition(connection);
+        statement.execute("CHECKPOINT"); // logs the running transactions right away
+        commitEnd = leader.commitEndOf(transaction);
+        assertThat(written)
+            .as("nothing was written to the WAL between the commit and the checkpoint")
+            .isEqualTo(commitEnd);
+      }
+      inTransaction(c -> outbox.append(c, afterwards));
+      stored = storeOffsetMovedTo(heartbeatOffset, commitEnd);
+      leader.readPastWalWrittenSoFar();
+      leader.confirm(lsn("lsn_commit", stored));
+    }
+    assertThat(slotRestartPosition(settings))
+        .as("where the slot restarts, against the stored position %s", stored)
+        .isLessThanOrEqualTo(lsn("lsn_proc", stored));
+
+    started(relay(settings));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(afterwards.id().toString()), PATIENCE);
+    }
+  }
+
+  /** Runs a relay until its last stored offset is a heartbeat's, then stops it. */
+  private String heartbeatOffsetOfAStoppedRelay(RelaySettings settings, Outbox outbox)
+      throws Exception {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("VACUUM ANALYZE"); // or autovacuum may commit its work in between
+    }
+    OutboxRelay relay = started(relay(settings));
+    OutboxEvent warmUp = OutboxEvent.of("order", "o-warm-up", "BeforeTheLeaderStops", "{}");
+    inTransaction(c -> outbox.append(c, warmUp));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(warmUp.id().toString()), PATIENCE);
+    }
+    Thread.sleep(1_000); // ten heartbeat intervals: the last offset stored is a heartbeat's
+    relay.close();
+    String heartbeatOffset = storedOffset();
+    assertThat(heartbeatOffset).contains("\"messageType\":\"COMMIT\"");
+    return heartbeatOffset;
+  }
+
+  /**
+   * A transaction outside the publication; returns its 32-bit id. It writes a row, because
+   * pgoutput sends nothing, not even BEGIN and COMMIT, for a transaction that wrote none.
+   */
+  private long committedTransaction() throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE IF NOT EXISTS wal_marker (id bigserial PRIMARY KEY)");
+      connection.setAutoCommit(false);
+      statement.execute("INSERT INTO wal_marker DEFAULT VALUES");
+      long transaction;
+      try (ResultSet row = statement.executeQuery("SELECT txid_current()")) {
+        row.next();
+        transaction = row.getLong(1) & 0xFFFF_FFFFL;
+      }
+      connection.commit();
+      return transaction;
+    }
+  }
+
+  private boolean slotActive(RelaySettings settings) {
+    return slotColumn(settings, "active::int") == 1;
+  }
+
+  private long slotRestartPosition(RelaySettings settings) {
+    return slotColumn(settings, "restart_lsn - '0/0'");
+  }
+
+  private long slotColumn(RelaySettings settings, String column) {
+    try (Connection connection = database.connect();
+        PreparedStatement query =
+            connection.prepareStatement(
+                "SELECT " + column + " FROM pg_replication_slots WHERE slot_name = ?")) {
+      query.setString(1, settings.slotName());
+      try (ResultSet row = query.executeQuery()) {
+        assertThat(row.next()).as("slot " + settings.slotName()).isTrue();
+        return row.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Stands in for a leader on the relay's slot: reads the pgoutput stream over a replication
+   * connection and confirms positions the way Debezium does.
+   */
+  private final class SlotReader implements AutoCloseable {
+
+    private final RelaySettings settings;
+    private final Connection connection;
+    private final PGReplicationStream stream;
+    private final Map<Long, Long> commitEndByTransaction = new HashMap<>();
+    private long openTransaction;
+    private long lastReceived;
+
+    SlotReader(RelaySettings settings) throws SQLException {
+      this.settings = settings;
+      Properties properties = new Properties();
+      PGProperty.USER.set(properties, database.username());
+      PGProperty.PASSWORD.set(properties, database.password());
+      PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "9.4"); // or no replication mode
+      PGProperty.REPLICATION.set(properties, "database");
+      PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+      connection = DriverManager.getConnection(database.jdbcUrl(), properties);
+      stream =
+          connection
+              .unwrap(PGConnection.class)
+              .getReplicationAPI()
+              .replicationStream()
+              .logical()
+              .withSlotName(settings.slotName())
+              .withSlotOption("proto_version", 1)
+              .withSlotOption("publication_names", settings.publicationName())
+              .start();
+    }
+
+    long commitEndOf(long transaction) throws Exception {
+      awaitTrue(() -> readAvailable() && commitEndByTransaction.containsKey(transaction),
+          "the commit of transaction " + transaction + " decoded");
+      return commitEndByTransaction.get(transaction);
+    }
+
+    void readPastWalWrittenSoFar() throws Exception {
+      long written;
+      try (Connection c = database.connect()) {
+        written = walInsertPosition(c);
+      }
+      committedTransaction(); // its commit is the first message the stream sends past written
+      awaitTrue(() -> readAvailable() && lastReceived >= written, "the stream past " + written);
+    }
+
+    void confirm(long position) throws Exception {
+      stream.setFlushedLSN(LogSequenceNumber.valueOf(position));
+      stream.setAppliedLSN(LogSequenceNumber.valueOf(position));
+      stream.forceUpdateStatus();
+      awaitTrue(
+          () -> slotColumn(settings, "confirmed_flush_lsn - '0/0'") == position,
+          "the slot confirmed up to " + position);
+    }
+
+    /** Reads what has arrived; pgoutput: 'B' final LSN, time, xid; 'C' flags, LSNs, time. */
+    private boolean readAvailable() {
+      try {
+        for (ByteBuffer message = stream.readPending();
+            message != null;
+            message = stream.readPending()) {
+          lastReceived = stream.getLastReceiveLSN().asLong();
+          byte type = message.get(message.position());
+          if (type == 'B') {
+            openTransaction = Integer.toUnsignedLong(message.getInt(message.position() + 17));
+          } else if (type == 'C') {
+            commitEndByTransaction.put(openTransaction, lastReceived);
+          }
+        }
+        return true;
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    @Override
+    public void close() throws SQLException {
+      stream.close();
+      connection.close();
+    }
+  }
+
   private long walInsertPosition(Connection connection) throws SQLException {
     try (Statement statement = connection.createStatement();
         ResultSet row = statement.executeQuery("SELECT pg_current_wal_insert_lsn() - '0/0'")) {
@@ -397,10 +583,9 @@ class RelayIT {
     }
   }
 
-  private void storeOffsetMovedTo(String offset, long commitEnd) throws SQLException {
-    Matcher commit = Pattern.compile("\"lsn_commit\":(\\d+)").matcher(offset);
-    assertThat(commit.find()).as("lsn_commit in " + offset).isTrue();
-    long distance = commitEnd - Long.parseLong(commit.group(1));
+  /** Moves every LSN in a heartbeat's offset by the distance from its commit to commitEnd. */
+  private String storeOffsetMovedTo(String offset, long commitEnd) throws SQLException {
+    long distance = commitEnd - lsn("lsn", offset);
     Matcher lsn = Pattern.compile("(\"lsn(?:_proc|_commit)?\":)(\\d+)").matcher(offset);
     StringBuilder moved = new StringBuilder();
     while (lsn.find()) {
@@ -413,6 +598,13 @@ class RelayIT {
       update.setString(1, moved.toString());
       assertThat(update.executeUpdate()).isEqualTo(1);
     }
+    return moved.toString();
+  }
+
+  private static long lsn(String key, String offset) {
+    Matcher value = Pattern.compile("\"" + key + "\":(\\d+)").matcher(offset);
+    assertThat(value.find()).as(key + " in " + offset).isTrue();
+    return Long.parseLong(value.group(1));
   }
 
   private int lockRequestsWaiting() {

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class ResumePositionTest {
 
   @Test
-  void aHeartbeatAtACommitIsStoredOneByteInsideTheCommitRecord() {
+  void aHeartbeatAtACommitIsStoredAndConfirmedOneByteInsideTheCommitRecord() {
     Map<String, Object> heartbeat =
         Map.of(
             "lsn_proc", 24_185_752L,
@@ -22,7 +22,7 @@ class ResumePositionTest {
         .hasValue(
             Map.of(
                 "lsn_proc", 24_185_751L,
-                "lsn_commit", 24_185_752L,
+                "lsn_commit", 24_185_751L,
                 "lsn", 24_185_752L,
                 "messageType", "COMMIT",
                 "txId", 743L,
