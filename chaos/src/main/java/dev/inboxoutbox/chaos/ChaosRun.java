@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -71,6 +72,7 @@ final class ChaosRun {
   /** Runs, writes the report and returns whether every invariant held. */
   boolean run() throws Exception {
     Instant started = Instant.now();
+    Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
     out.printf("iox chaos: seed %d, %d orders at %d/s, %d order-consumer + %d payment-consumer processes, dedup %s%n",
         options.seed(), options.orders(), options.ratePerSecond(), options.orderInstances(),
         options.paymentInstances(), options.dedup() ? "on" : "OFF (negative control)");
@@ -152,8 +154,11 @@ final class ChaosRun {
         List<Invariant> invariants =
             new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap).verify(load.sent(), provider.ledger());
         Duration took = Duration.between(started, Instant.now());
+        Optional<MachineLoad> machine = cpuAtStart.flatMap(start -> MachineLoad.Sample.read()
+            .map(end -> MachineLoad.between(start, end, Runtime.getRuntime().availableProcessors())));
         Report report = new Report(options, load.sent().summary(), killCounts(), invariants, timeline, killLog,
-            Map.of("webhooks", provider.webhookStats().toString(), "ledgerEntries", provider.ledger().size()), took);
+            Map.of("webhooks", provider.webhookStats().toString(), "ledgerEntries", provider.ledger().size()), took,
+            machine);
         report.print(out);
         Path json = report.writeJson(runDirectory);
         Path html = report.writeHtml(runDirectory);

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** The verdict of a chaos run: a console table, a JSON file and an HTML page with a timeline. */
 final class Report {
@@ -24,10 +25,11 @@ final class Report {
   private final List<Map<String, Object>> killLog;
   private final Map<String, Object> provider;
   private final Duration took;
+  private final Optional<MachineLoad> machine;
 
   Report(ChaosOptions options, Map<String, Object> sent, Map<String, Integer> kills, List<Invariant> invariants,
       List<Map<String, Object>> timeline, List<Map<String, Object>> killLog, Map<String, Object> provider,
-      Duration took) {
+      Duration took, Optional<MachineLoad> machine) {
     this.options = options;
     this.sent = sent;
     this.kills = kills;
@@ -36,6 +38,7 @@ final class Report {
     this.killLog = List.copyOf(killLog);
     this.provider = provider;
     this.took = took;
+    this.machine = machine;
   }
 
   boolean passed() {
@@ -44,6 +47,7 @@ final class Report {
 
   void print(PrintStream out) {
     out.printf("%nseed %d, %d s, sent %s, kills %s%n", options.seed(), took.toSeconds(), sent, kills);
+    machine.ifPresent(load -> out.println(load.describe()));
     out.printf("%-68s %-6s %10s %10s  %s%n", "invariant", "result", "checked", "violations", "detail");
     for (Invariant invariant : invariants) {
       out.printf("%-68s %-6s %10d %10d  %s%n", invariant.name(), invariant.passed() ? "PASS" : "FAIL",
@@ -69,6 +73,7 @@ final class Report {
     document.put("invariants", invariants);
     document.put("timeline", timeline);
     document.put("killLog", killLog);
+    machine.ifPresent(load -> document.put("machine", load));
     return document;
   }
 
@@ -99,6 +104,7 @@ final class Report {
         <h1>iox chaos report</h1>
         <p class="verdict">%s</p>
         <p>seed %d &middot; %d s &middot; sent %s &middot; kills %s</p>
+        <p>%s</p>
         <h2>Timeline</h2>
         <p class="legend"><span style="color:#2563eb">&#9632; orders applied</span><span style="color:#16a34a">&#9632; orders settled (paid or payment failed)</span><span style="color:#9333ea">&#9632; duplicates absorbed</span><span style="color:#64748b">&#9632; records sent</span><span style="color:#dc2626">| kill</span></p>
         %s
@@ -108,7 +114,8 @@ final class Report {
         <h2>Raw data</h2><p>See report.json next to this file.</p>
         </body></html>
         """.formatted(passed() ? "PASS: exactly-once effects held" : "FAIL: see the violations below",
-            options.seed(), took.toSeconds(), escape(sent.toString()), escape(kills.toString()), chart(), rows);
+            options.seed(), took.toSeconds(), escape(sent.toString()), escape(kills.toString()),
+            machine.map(load -> escape(load.describe())).orElse(""), chart(), rows);
     Files.writeString(file, html);
     return file;
   }
