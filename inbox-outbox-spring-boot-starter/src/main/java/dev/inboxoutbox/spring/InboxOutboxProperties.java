@@ -32,15 +32,15 @@ public class InboxOutboxProperties {
      */
     private Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints = new LinkedHashMap<>();
 
-    public Map<dev.inboxoutbox.consumer.CrashPoint, Double> getCrashPoints() {
-      return crashPoints;
-    }
-
     /**
      * If set, crash points fire only while this file exists: a chaos harness removes it when its
      * kill phase is over, so that nothing halts while the run drains.
      */
     private Path armingFile;
+
+    public Map<dev.inboxoutbox.consumer.CrashPoint, Double> getCrashPoints() {
+      return crashPoints;
+    }
 
     public void setCrashPoints(Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints) {
       this.crashPoints = crashPoints;
