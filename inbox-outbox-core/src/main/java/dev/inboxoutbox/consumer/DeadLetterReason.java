@@ -4,7 +4,10 @@ package dev.inboxoutbox.consumer;
 public enum DeadLetterReason {
   /** The payload is not the JSON the consumer expects. */
   MALFORMED_PAYLOAD,
-  /** No idempotency key, or one that is blank, too long or has control characters. */
+  /**
+   * No idempotency key, or one that is blank, too long, has control characters or is not UTF-8; or
+   * a tenant or principal header that is too long or has control characters.
+   */
   INVALID_KEY,
   /** The key was already used for a different payload; the original stays applied. */
   CONFLICT,

@@ -2,7 +2,6 @@ package dev.inboxoutbox.consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -21,14 +20,17 @@ public interface KeyExtractor {
     return header(IdempotencyKey.HEADER);
   }
 
-  /** The last header of that name, as UTF-8 text. */
+  /**
+   * The last header of that name, as UTF-8 text; octets that are not valid UTF-8 make the record an
+   * {@link DeadLetterReason#INVALID_KEY} dead letter.
+   */
   static KeyExtractor header(String name) {
     Objects.requireNonNull(name, "name");
     return (record, payload) -> {
       Header header = record.headers().lastHeader(name);
       return header == null || header.value() == null
           ? null
-          : new String(header.value(), StandardCharsets.UTF_8);
+          : IdempotencyKey.utf8(header.value());
     };
   }
 

@@ -9,7 +9,9 @@ public final class InvalidIdempotencyKeyException extends IllegalArgumentExcepti
     MISSING,
     BLANK,
     TOO_LONG,
-    CONTROL_CHARACTER
+    CONTROL_CHARACTER,
+    /** The header's octets are not valid UTF-8. */
+    NOT_UTF8
   }
 
   private final Reason reason;

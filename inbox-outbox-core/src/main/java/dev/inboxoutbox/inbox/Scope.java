@@ -3,7 +3,8 @@ package dev.inboxoutbox.inbox;
 /**
  * What "the same key" means: uniqueness holds per (tenant, principal, operation), not for the bare
  * key. Two tenants or two users may use the same key string; one user reusing a key for another
- * operation does not collide. An absent tenant or principal is the empty string.
+ * operation does not collide. An absent tenant or principal is the empty string. Each component
+ * has at most {@value #MAX_LENGTH} characters and no control characters.
  *
  * @param tenant tenant id, or {@code ""}
  * @param principal user, client or sender id, or {@code ""}
@@ -21,9 +22,9 @@ public record Scope(String tenant, String principal, String operation) {
     if (operation == null || operation.isBlank()) {
       throw new IllegalArgumentException("scope needs an operation (consumer group or operation name)");
     }
-    requireShort("tenant", tenant);
-    requireShort("principal", principal);
-    requireShort("operation", operation);
+    requireValid("tenant", tenant);
+    requireValid("principal", principal);
+    requireValid("operation", operation);
   }
 
   /** A scope with no tenant and no principal. */
@@ -39,10 +40,17 @@ public record Scope(String tenant, String principal, String operation) {
     return new Scope(tenant, principal, operation);
   }
 
-  private static void requireShort(String name, String value) {
+  /** The same rule as for keys: PostgreSQL refuses NUL in text, and no control character is kept. */
+  private static void requireValid(String name, String value) {
     if (value.length() > MAX_LENGTH) {
       throw new IllegalArgumentException(
           "scope " + name + " has " + value.length() + " characters; at most " + MAX_LENGTH);
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new IllegalArgumentException(
+            "scope " + name + " contains a control character at index " + i);
+      }
     }
   }
 }

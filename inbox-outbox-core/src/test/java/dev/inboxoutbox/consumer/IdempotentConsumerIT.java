@@ -214,6 +214,41 @@ class IdempotentConsumerIT {
   }
 
   @Test
+  void aControlCharacterInAScopeHeaderOrAKeyThatIsNotUtf8IsRefusedUpFrontAsAnInvalidKey() throws Exception {
+    String aggregate = "c-1";
+    producer.send(withHeader(record(aggregate, "nul-tenant", "{\"qty\":1}", null, null), "tenant", "acme\u0000x"));
+    producer.send(withHeader(record(aggregate, "nul-principal", "{\"qty\":1}", null, null), "principal", "\u0000"));
+    ProducerRecord<String, byte[]> notUtf8 = record(aggregate, null, "{\"qty\":1}", null, null);
+    notUtf8.headers().add("Idempotency-Key", new byte[] {'k', '-', (byte) 0xE9}); // "k-é" in Latin-1
+    producer.send(notUtf8);
+    send(aggregate, "k-caf\u00e9", "{\"qty\":1}", null);
+    producer.flush();
+
+    IdempotentConsumer consumer =
+        started(
+            consumer(
+                settings().tenantHeader("tenant").principalHeader("principal").build(),
+                CrashInjector.NONE,
+                database.dataSource()));
+    awaitTrue(() -> consumer.stats().snapshot().records() >= 4, "all records consumed");
+
+    List<ConsumerRecord<String, byte[]>> deadLetters;
+    try (TopicReader reader = new TopicReader(topic + ".DLT")) {
+      deadLetters = reader.readUntil(seen -> seen.size() >= 3, PATIENCE);
+    }
+    assertThat(deadLetters)
+        .extracting(dead -> header(dead, DeadLetters.REASON))
+        .containsExactly("INVALID_KEY", "INVALID_KEY", "INVALID_KEY");
+    assertThat(deadLetters)
+        .extracting(dead -> header(dead, DeadLetters.DETAIL))
+        .anySatisfy(detail -> assertThat(detail).contains("tenant").contains("control character"))
+        .anySatisfy(detail -> assertThat(detail).contains("principal").contains("control character"))
+        .anySatisfy(detail -> assertThat(detail).contains("UTF-8"));
+    assertThat(count("SELECT count(*) FROM orders WHERE key = 'k-caf\u00e9'")).as("a UTF-8 key applies").isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM orders")).isEqualTo(1);
+  }
+
+  @Test
   void transientDatabaseFailuresPauseAndRetryWithoutLossOrDeadLetters() throws Exception {
     for (int i = 0; i < 10; i++) {
       send("c-" + i, "key-" + i, "{\"qty\":1}", null);
@@ -304,6 +339,12 @@ class IdempotentConsumerIT {
     if (type != null) {
       record.headers().add("type", type.getBytes(StandardCharsets.UTF_8));
     }
+    return record;
+  }
+
+  private static ProducerRecord<String, byte[]> withHeader(
+      ProducerRecord<String, byte[]> record, String name, String value) {
+    record.headers().add(name, value.getBytes(StandardCharsets.UTF_8));
     return record;
   }
 

@@ -59,7 +59,7 @@ class OrderController {
     JsonNode command;
     RequestHash hash;
     try {
-      key = IdempotencyKey.of(keyHeader);
+      key = IdempotencyKey.fromHttpHeader(keyHeader);
     } catch (InvalidIdempotencyKeyException e) {
       return error(HttpStatus.BAD_REQUEST, "invalid_idempotency_key", "Idempotency-Key header: " + e.getMessage());
     }

@@ -36,9 +36,13 @@ final class Orders {
     List<Line> lines = lines(command);
     TreeMap<String, Integer> perSku = new TreeMap<>();
     long total = 0;
-    for (Line line : lines) {
-      perSku.merge(line.sku(), line.qty(), Integer::sum);
-      total += line.qty() * line.unitPriceCents();
+    try {
+      for (Line line : lines) {
+        perSku.merge(line.sku(), line.qty(), Math::addExact);
+        total = Math.addExact(total, Math.multiplyExact(line.qty(), line.unitPriceCents()));
+      }
+    } catch (ArithmeticException overflow) {
+      throw PoisonMessageException.malformed("the order's quantities or total are too large to store");
     }
     // Lock the stock rows in sku order (no deadlocks between orders), check all, then reserve all.
     for (var wanted : perSku.entrySet()) {
@@ -207,21 +211,37 @@ final class Orders {
       throw PoisonMessageException.malformed("PlaceOrder needs a non-empty items array");
     }
     List<Line> lines = new ArrayList<>();
-    for (JsonNode item : items) {
-      String sku = text(item, "sku");
-      JsonNode qty = item.get("qty");
-      JsonNode price = item.get("unitPriceCents");
-      if (qty == null || !qty.canConvertToInt() || qty.asInt() <= 0 || price == null
-          || !price.canConvertToLong() || price.asLong() < 0) {
-        throw PoisonMessageException.malformed("item " + sku + " needs qty > 0 and unitPriceCents >= 0");
-      }
-      lines.add(new Line(sku, qty.asInt(), price.asLong()));
+    for (int i = 0; i < items.size(); i++) {
+      JsonNode item = items.get(i);
+      String field = "items[" + i + "].";
+      String sku = text(item, "sku", field + "sku");
+      long qty = wholeNumber(item, "qty", field + "qty", 1, Integer.MAX_VALUE);
+      long unitPriceCents = wholeNumber(item, "unitPriceCents", field + "unitPriceCents", 0, Long.MAX_VALUE);
+      lines.add(new Line(sku, (int) qty, unitPriceCents));
     }
     return lines;
   }
 
+  /**
+   * A JSON integer within bounds. Fractions are refused, not truncated: 1.5 units or 100.7 cents
+   * cannot be stored, and rounding would apply a different order from the one sent.
+   */
+  private static long wholeNumber(JsonNode node, String name, String field, long min, long max) {
+    JsonNode value = node == null ? null : node.get(name);
+    if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()
+        || value.asLong() < min || value.asLong() > max) {
+      throw PoisonMessageException.malformed(
+          "field " + field + " must be a whole number from " + min + " to " + max);
+    }
+    return value.asLong();
+  }
+
   private static String text(JsonNode node, String field) {
-    JsonNode value = node.get(field);
+    return text(node, field, field);
+  }
+
+  private static String text(JsonNode node, String name, String field) {
+    JsonNode value = node == null ? null : node.get(name);
     if (value == null || !value.isTextual() || value.asText().isBlank() || value.asText().length() > 200) {
       throw PoisonMessageException.malformed("field " + field + " must be a non-blank string");
     }

@@ -3,6 +3,9 @@ package dev.inboxoutbox.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.devstack.DevStack;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -146,6 +149,63 @@ class OrderConsumerIT {
     assertThat(requests.stream().filter(r -> r.key().equals(paid)).count()).isEqualTo(1);
   }
 
+  @Test
+  void aNonAsciiKeyIsOneKeyWhetherItArrivesOverHttpOrKafka() throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String cafe = "k-caf\u00e9-" + suffix;
+    String japanese = "\u65e5\u672c\u8a9e-" + suffix;
+    String emoji = "\ud83d\ude80-" + suffix;
+    String customer = "cafe-" + suffix;
+
+    RawResponse overHttp = postUtf8(cafe, place(customer, "SKU-01", 1));
+    send("orders.commands", customer, cafe, "PlaceOrder", place(customer, "SKU-01", 1));
+    String sentinel = "after-cafe-" + suffix; // same record key, so consumed after the command above
+    send("orders.commands", customer, sentinel, "PlaceOrder", place("sentinel-" + suffix, "SKU-01", 1));
+    RawResponse japaneseKey = postUtf8(japanese, place("utf8-" + suffix, "SKU-01", 1));
+    RawResponse emojiKey = postUtf8(emoji, place("utf8-" + suffix, "SKU-01", 1));
+    byte[] latin1Octets = ("k-caf\u00e9-latin1-" + suffix).getBytes(StandardCharsets.ISO_8859_1);
+    RawResponse latin1Key = postRaw(latin1Octets, place("utf8-" + suffix, "SKU-01", 1));
+
+    assertThat(overHttp.statusCode()).isEqualTo(201);
+    assertThat(japaneseKey.statusCode()).isEqualTo(201);
+    assertThat(emojiKey.statusCode()).isEqualTo(201);
+    assertThat(latin1Key.statusCode()).as("octets that are not UTF-8").isEqualTo(400);
+    assertThat(latin1Key.body()).contains("UTF-8");
+    awaitTrue(() -> !orderPlacedBy(sentinel).isEmpty(), "the Kafka commands consumed");
+    assertThat(count("SELECT count(*) FROM orders WHERE customer_id = '" + customer + "'"))
+        .as("the Kafka command with the HTTP request's key is absorbed").isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + cafe + "'")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + japanese + "'")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + emoji + "'")).isEqualTo(1);
+  }
+
+  @Test
+  void aFractionalQuantityOrPriceIsRefusedNamingTheFieldOverHttpAndDeadLetteredOverKafka() throws Exception {
+    String halfQty = "{\"customerId\":\"frac\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1.5,\"unitPriceCents\":100}]}";
+    String fractionalPrice = "{\"customerId\":\"frac\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,\"unitPriceCents\":100.7}]}";
+    String qtyKey = "frac-qty-" + UUID.randomUUID();
+    String priceKey = "frac-price-" + UUID.randomUUID();
+
+    HttpResponse<String> qty = post(qtyKey, halfQty);
+    HttpResponse<String> price = post(priceKey, fractionalPrice);
+
+    assertThat(qty.statusCode()).isEqualTo(400);
+    assertThat(qty.body()).contains("items[0].qty");
+    assertThat(price.statusCode()).isEqualTo(400);
+    assertThat(price.body()).contains("items[0].unitPriceCents");
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by IN ('" + qtyKey + "','" + priceKey + "')")).isZero();
+
+    String kafkaKey = "frac-kafka-" + UUID.randomUUID();
+    send("orders.commands", "frac", kafkaKey, "PlaceOrder", halfQty);
+    List<ConsumerRecord<String, byte[]>> deadLetters = read("orders.commands.DLT",
+        records -> records.stream().anyMatch(r -> kafkaKey.equals(header(r, "iox-dlt-idempotency-key"))));
+    ConsumerRecord<String, byte[]> deadLetter = deadLetters.stream()
+        .filter(r -> kafkaKey.equals(header(r, "iox-dlt-idempotency-key"))).findFirst().orElseThrow();
+    assertThat(header(deadLetter, "iox-dlt-reason")).isEqualTo("MALFORMED_PAYLOAD");
+    assertThat(header(deadLetter, "iox-dlt-detail")).contains("items[0].qty");
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + kafkaKey + "'")).isZero();
+  }
+
   private static String place(String customerId, String sku, int qty) {
     return "{\"customerId\":\"" + customerId + "\",\"items\":[{\"sku\":\"" + sku
         + "\",\"qty\":" + qty + ",\"unitPriceCents\":1250}]}";
@@ -170,6 +230,39 @@ class OrderConsumerIT {
       request.header("Idempotency-Key", key);
     }
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Sends the key's UTF-8 octets on the wire, as curl does from a UTF-8 terminal. Over a raw socket:
+   * java.net.http replaces every non-ASCII header character with '?'.
+   */
+  private RawResponse postUtf8(String key, String body) throws IOException {
+    return postRaw(key.getBytes(StandardCharsets.UTF_8), body);
+  }
+
+  private RawResponse postRaw(byte[] keyOctets, String body) throws IOException {
+    byte[] content = body.getBytes(StandardCharsets.UTF_8);
+    ByteArrayOutputStream request = new ByteArrayOutputStream();
+    request.writeBytes(("POST /orders HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        + "Content-Type: application/json\r\nContent-Length: " + content.length + "\r\nIdempotency-Key: ")
+        .getBytes(StandardCharsets.US_ASCII));
+    request.writeBytes(keyOctets);
+    request.writeBytes("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    request.writeBytes(content);
+    try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+      socket.setSoTimeout(30_000);
+      socket.getOutputStream().write(request.toByteArray());
+      String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int status = Integer.parseInt(response.substring(9, 12));
+      return new RawResponse(status, response.substring(response.indexOf("\r\n\r\n") + 4));
+    }
+  }
+
+  private record RawResponse(int statusCode, String body) {}
+
+  private static String header(ConsumerRecord<String, byte[]> record, String name) {
+    var header = record.headers().lastHeader(name);
+    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
   }
 
   private static void send(String topic, String recordKey, String key, String type, String json) {
