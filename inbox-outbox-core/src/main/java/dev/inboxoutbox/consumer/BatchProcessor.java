@@ -17,13 +17,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * and the batch is retried one record per transaction, so one bad record never blocks the others:
  * alone, it is dead-lettered. Dead letters are acknowledged by Kafka before this returns; the caller
  * commits the offsets afterwards.
+ *
+ * <p>A batch that cannot be finished is thrown back ({@link BatchIncompleteException}) to be
+ * retried, never skipped; each failed attempt is recorded per partition in {@link
+ * ConsumerStats#failure()}, and {@link #stuck()} tells when that has gone on too long.
  */
 public final class BatchProcessor {
 
@@ -83,14 +87,32 @@ public final class BatchProcessor {
   }
 
   /**
+   * The failure holding partitions back once it counts as stuck: failing for {@link
+   * ConsumerSettings#stuckAfter()}, or at once for a failure no retry can fix.
+   */
+  public Optional<ConsumerStats.Failure> stuck() {
+    return stats.failure().filter(failure -> failure.stuck(settings.stuckAfter(), Instant.now()));
+  }
+
+  /**
+   * Call when partitions are revoked or lost: their failures are no longer this consumer's to
+   * report.
+   */
+  public void partitionsRevoked(Collection<TopicPartition> partitions) {
+    stats.forget(partitions);
+  }
+
+  /**
    * Processes records in the order given (per-partition order is kept). Returns when each record
    * is applied, absorbed as a duplicate, or dead-lettered.
    *
-   * @throws TransientFailureException when the database or Kafka fails; records before {@link
-   *     TransientFailureException#resumeAt()} are done
+   * @throws TransientFailureException when the database or Kafka fails in a way a retry may get
+   *     past; records before {@link BatchIncompleteException#resumeAt()} are done
+   * @throws DeadLetterUndeliverableException when Kafka refuses a dead letter for a reason no retry
+   *     fixes; logged at ERROR, the batch is still to be retried
    */
   public void process(List<ConsumerRecord<String, byte[]>> records)
-      throws TransientFailureException, InterruptedException {
+      throws BatchIncompleteException, InterruptedException {
     if (records.isEmpty()) {
       return;
     }
@@ -127,24 +149,26 @@ public final class BatchProcessor {
       }
     } catch (DatabaseUnavailableException e) {
       stats.transientFailure();
-      throw new TransientFailureException("transient failure, retrying later: " + e.getMessage(), e.getCause(), resumeAt);
+      String message = "transient failure, retrying later: " + e.getMessage();
+      stats.failed(resumeAt.keySet(), message, true, Instant.now());
+      throw new TransientFailureException(message, e.getCause(), resumeAt);
     }
     publishDeadLetters(rejected, resumeAt);
     stats.records(records.size());
+    stats.succeeded(resumeAt.keySet());
   }
 
   private void publishDeadLetters(List<DeadLetters.Entry> entries, Map<TopicPartition, Long> resumeAt)
-      throws TransientFailureException, InterruptedException {
+      throws BatchIncompleteException, InterruptedException {
     if (entries.isEmpty()) {
       return;
     }
+    List<DeadLetters.Entry> withoutValue;
     try {
-      deadLetters.publish(entries);
-    } catch (ExecutionException e) {
-      stats.transientFailure();
+      withoutValue = deadLetters.publish(entries);
+    } catch (DeadLetterSendException e) {
       // The database work is committed; replaying the batch is absorbed by the inbox.
-      throw new TransientFailureException(
-          "dead-letter topic did not acknowledge: " + e.getCause(), e.getCause(), resumeAt);
+      throw deadLetterFailed(e, resumeAt);
     }
     for (DeadLetters.Entry entry : entries) {
       stats.deadLettered(entry.reason());
@@ -157,6 +181,33 @@ public final class BatchProcessor {
           entry.reason(),
           entry.detail());
     }
+    for (DeadLetters.Entry entry : withoutValue) {
+      stats.deadLetteredWithoutValue();
+      log.warn(
+          "the dead letter of {}-{}@{} carries no value: Kafka refused its {} bytes; the original stays at that position",
+          entry.record().topic(),
+          entry.record().partition(),
+          entry.record().offset(),
+          entry.record().value().length);
+    }
+  }
+
+  private BatchIncompleteException deadLetterFailed(DeadLetterSendException e, Map<TopicPartition, Long> resumeAt) {
+    if (e.failure() == SendFailure.RETRIABLE) {
+      stats.transientFailure();
+      String message = "dead-letter topic did not acknowledge, retrying later: " + e.getMessage();
+      stats.failed(resumeAt.keySet(), message, true, Instant.now());
+      return new TransientFailureException(message, e.getCause(), resumeAt);
+    }
+    stats.deadLetterFailure();
+    String message = e.getMessage() + "; no retry can fix this: the batch is retried with backoff until the cause is fixed";
+    long attempts = stats.failed(resumeAt.keySet(), message, false, Instant.now());
+    if (attempts == 1) {
+      log.error("{} (partitions {})", message, resumeAt.keySet(), e.getCause());
+    } else {
+      log.error("{} (partitions {}, attempt {})", message, resumeAt.keySet(), attempts);
+    }
+    return new DeadLetterUndeliverableException(message, e.getCause(), resumeAt);
   }
 
   /** Returns the dead letters the transaction produced (conflicts); throws if a record failed. */
