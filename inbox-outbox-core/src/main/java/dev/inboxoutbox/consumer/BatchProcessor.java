@@ -55,7 +55,7 @@ public final class BatchProcessor {
   private final Outbox outbox;
   private final ConsumerSettings settings;
   private final MessageHandler handler;
-  private final DeadLetters deadLetters;
+  private final DeadLetterPublisher deadLetters;
   private final ConsumerStats stats;
   private final CrashInjector crashInjector;
 
@@ -63,14 +63,16 @@ public final class BatchProcessor {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
     this.settings = Objects.requireNonNull(b.settings, "settings");
     this.handler = Objects.requireNonNull(b.handler, "handler");
-    this.deadLetters =
-        new DeadLetters(
-            Objects.requireNonNull(b.deadLetterProducer, "deadLetterProducer"),
-            settings.deadLetterSuffix(),
-            settings.operation());
     this.inbox = b.inbox;
     this.outbox = b.outbox;
     this.stats = b.stats;
+    this.deadLetters =
+        new DeadLetterPublisher(
+            new DeadLetters(
+                Objects.requireNonNull(b.deadLetterProducer, "deadLetterProducer"),
+                settings.deadLetterSuffix(),
+                settings.operation()),
+            stats);
     this.crashInjector = b.crashInjector;
   }
 
@@ -153,61 +155,9 @@ public final class BatchProcessor {
       stats.failed(resumeAt.keySet(), message, true, Instant.now());
       throw new TransientFailureException(message, e.getCause(), resumeAt);
     }
-    publishDeadLetters(rejected, resumeAt);
+    deadLetters.publish(rejected, resumeAt);
     stats.records(records.size());
     stats.succeeded(resumeAt.keySet());
-  }
-
-  private void publishDeadLetters(List<DeadLetters.Entry> entries, Map<TopicPartition, Long> resumeAt)
-      throws BatchIncompleteException, InterruptedException {
-    if (entries.isEmpty()) {
-      return;
-    }
-    List<DeadLetters.Entry> withoutValue;
-    try {
-      withoutValue = deadLetters.publish(entries);
-    } catch (DeadLetterSendException e) {
-      // The database work is committed; replaying the batch is absorbed by the inbox.
-      throw deadLetterFailed(e, resumeAt);
-    }
-    for (DeadLetters.Entry entry : entries) {
-      stats.deadLettered(entry.reason());
-      log.warn(
-          "dead-lettered {}-{}@{} to {}: {} {}",
-          entry.record().topic(),
-          entry.record().partition(),
-          entry.record().offset(),
-          deadLetters.topicFor(entry.record().topic()),
-          entry.reason(),
-          entry.detail());
-    }
-    for (DeadLetters.Entry entry : withoutValue) {
-      stats.deadLetteredWithoutValue();
-      log.warn(
-          "the dead letter of {}-{}@{} carries no value: Kafka refused its {} bytes; the original stays at that position",
-          entry.record().topic(),
-          entry.record().partition(),
-          entry.record().offset(),
-          entry.record().value().length);
-    }
-  }
-
-  private BatchIncompleteException deadLetterFailed(DeadLetterSendException e, Map<TopicPartition, Long> resumeAt) {
-    if (e.failure() == SendFailure.RETRIABLE) {
-      stats.transientFailure();
-      String message = "dead-letter topic did not acknowledge, retrying later: " + e.getMessage();
-      stats.failed(resumeAt.keySet(), message, true, Instant.now());
-      return new TransientFailureException(message, e.getCause(), resumeAt);
-    }
-    stats.deadLetterFailure();
-    String message = e.getMessage() + "; no retry can fix this: the batch is retried with backoff until the cause is fixed";
-    long attempts = stats.failed(resumeAt.keySet(), message, false, Instant.now());
-    if (attempts == 1) {
-      log.error("{} (partitions {})", message, resumeAt.keySet(), e.getCause());
-    } else {
-      log.error("{} (partitions {}, attempt {})", message, resumeAt.keySet(), attempts);
-    }
-    return new DeadLetterUndeliverableException(message, e.getCause(), resumeAt);
   }
 
   /** Returns the dead letters the transaction produced (conflicts); throws if a record failed. */
