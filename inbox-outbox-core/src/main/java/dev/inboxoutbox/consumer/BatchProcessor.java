@@ -17,13 +17,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * and the batch is retried one record per transaction, so one bad record never blocks the others:
  * alone, it is dead-lettered. Dead letters are acknowledged by Kafka before this returns; the caller
  * commits the offsets afterwards.
+ *
+ * <p>A batch that cannot be finished is thrown back ({@link BatchIncompleteException}) to be
+ * retried, never skipped; each failed attempt is recorded per partition in {@link
+ * ConsumerStats#failure()}, and {@link #stuck()} tells when that has gone on too long.
  */
 public final class BatchProcessor {
 
@@ -51,7 +55,7 @@ public final class BatchProcessor {
   private final Outbox outbox;
   private final ConsumerSettings settings;
   private final MessageHandler handler;
-  private final DeadLetters deadLetters;
+  private final DeadLetterPublisher deadLetters;
   private final ConsumerStats stats;
   private final CrashInjector crashInjector;
 
@@ -59,14 +63,16 @@ public final class BatchProcessor {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
     this.settings = Objects.requireNonNull(b.settings, "settings");
     this.handler = Objects.requireNonNull(b.handler, "handler");
-    this.deadLetters =
-        new DeadLetters(
-            Objects.requireNonNull(b.deadLetterProducer, "deadLetterProducer"),
-            settings.deadLetterSuffix(),
-            settings.operation());
     this.inbox = b.inbox;
     this.outbox = b.outbox;
     this.stats = b.stats;
+    this.deadLetters =
+        new DeadLetterPublisher(
+            new DeadLetters(
+                Objects.requireNonNull(b.deadLetterProducer, "deadLetterProducer"),
+                settings.deadLetterSuffix(),
+                settings.operation()),
+            stats);
     this.crashInjector = b.crashInjector;
   }
 
@@ -83,14 +89,32 @@ public final class BatchProcessor {
   }
 
   /**
+   * The failure holding partitions back once it counts as stuck: failing for {@link
+   * ConsumerSettings#stuckAfter()}, or at once for a failure no retry can fix.
+   */
+  public Optional<ConsumerStats.Failure> stuck() {
+    return stats.failure().filter(failure -> failure.stuck(settings.stuckAfter(), Instant.now()));
+  }
+
+  /**
+   * Call when partitions are revoked or lost: their failures are no longer this consumer's to
+   * report.
+   */
+  public void partitionsRevoked(Collection<TopicPartition> partitions) {
+    stats.forget(partitions);
+  }
+
+  /**
    * Processes records in the order given (per-partition order is kept). Returns when each record
    * is applied, absorbed as a duplicate, or dead-lettered.
    *
-   * @throws TransientFailureException when the database or Kafka fails; records before {@link
-   *     TransientFailureException#resumeAt()} are done
+   * @throws TransientFailureException when the database or Kafka fails in a way a retry may get
+   *     past; records before {@link BatchIncompleteException#resumeAt()} are done
+   * @throws DeadLetterUndeliverableException when Kafka refuses a dead letter for a reason no retry
+   *     fixes; logged at ERROR, the batch is still to be retried
    */
   public void process(List<ConsumerRecord<String, byte[]>> records)
-      throws TransientFailureException, InterruptedException {
+      throws BatchIncompleteException, InterruptedException {
     if (records.isEmpty()) {
       return;
     }
@@ -127,36 +151,13 @@ public final class BatchProcessor {
       }
     } catch (DatabaseUnavailableException e) {
       stats.transientFailure();
-      throw new TransientFailureException("transient failure, retrying later: " + e.getMessage(), e.getCause(), resumeAt);
+      String message = "transient failure, retrying later: " + e.getMessage();
+      stats.failed(resumeAt.keySet(), message, true, Instant.now());
+      throw new TransientFailureException(message, e.getCause(), resumeAt);
     }
-    publishDeadLetters(rejected, resumeAt);
+    deadLetters.publish(rejected, resumeAt);
     stats.records(records.size());
-  }
-
-  private void publishDeadLetters(List<DeadLetters.Entry> entries, Map<TopicPartition, Long> resumeAt)
-      throws TransientFailureException, InterruptedException {
-    if (entries.isEmpty()) {
-      return;
-    }
-    try {
-      deadLetters.publish(entries);
-    } catch (ExecutionException e) {
-      stats.transientFailure();
-      // The database work is committed; replaying the batch is absorbed by the inbox.
-      throw new TransientFailureException(
-          "dead-letter topic did not acknowledge: " + e.getCause(), e.getCause(), resumeAt);
-    }
-    for (DeadLetters.Entry entry : entries) {
-      stats.deadLettered(entry.reason());
-      log.warn(
-          "dead-lettered {}-{}@{} to {}: {} {}",
-          entry.record().topic(),
-          entry.record().partition(),
-          entry.record().offset(),
-          deadLetters.topicFor(entry.record().topic()),
-          entry.reason(),
-          entry.detail());
-    }
+    stats.succeeded(resumeAt.keySet());
   }
 
   /** Returns the dead letters the transaction produced (conflicts); throws if a record failed. */

@@ -15,6 +15,7 @@ public final class ConsumerSettings {
   private final String deadLetterSuffix;
   private final Duration retryBackoffMin;
   private final Duration retryBackoffMax;
+  private final Duration stuckAfter;
   private final boolean dedupEnabled;
 
   private ConsumerSettings(Builder b) {
@@ -38,6 +39,10 @@ public final class ConsumerSettings {
     this.retryBackoffMax = Objects.requireNonNull(b.retryBackoffMax, "retryBackoffMax");
     if (retryBackoffMin.isNegative() || retryBackoffMin.isZero() || retryBackoffMax.compareTo(retryBackoffMin) < 0) {
       throw new IllegalArgumentException("retry backoff must be positive with max >= min");
+    }
+    this.stuckAfter = Objects.requireNonNull(b.stuckAfter, "stuckAfter");
+    if (stuckAfter.isNegative() || stuckAfter.isZero()) {
+      throw new IllegalArgumentException("stuckAfter must be positive");
     }
     this.dedupEnabled = b.dedupEnabled;
   }
@@ -82,6 +87,10 @@ public final class ConsumerSettings {
     return retryBackoffMax;
   }
 
+  public Duration stuckAfter() {
+    return stuckAfter;
+  }
+
   public boolean dedupEnabled() {
     return dedupEnabled;
   }
@@ -97,6 +106,7 @@ public final class ConsumerSettings {
     private String deadLetterSuffix = ".DLT";
     private Duration retryBackoffMin = Duration.ofMillis(200);
     private Duration retryBackoffMax = Duration.ofSeconds(10);
+    private Duration stuckAfter = Duration.ofMinutes(1);
     private boolean dedupEnabled = true;
 
     private Builder() {}
@@ -143,10 +153,20 @@ public final class ConsumerSettings {
       return this;
     }
 
-    /** Pause after a transient database failure, doubling. Default 200 ms to 10 s. */
+    /** Pause after a transient failure (database or Kafka), doubling. Default 200 ms to 10 s. */
     public Builder retryBackoff(Duration min, Duration max) {
       this.retryBackoffMin = min;
       this.retryBackoffMax = max;
+      return this;
+    }
+
+    /**
+     * A partition whose batch keeps failing this long counts as stuck ({@link
+     * BatchProcessor#stuck()}, the starter's health and metrics). A failure no retry can fix, such
+     * as a dead letter Kafka refuses for good, is stuck at once. Default 1 minute.
+     */
+    public Builder stuckAfter(Duration stuckAfter) {
+      this.stuckAfter = stuckAfter;
       return this;
     }
 

@@ -1,12 +1,24 @@
 package dev.inboxoutbox.consumer;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Live counters of one consumer; read them with {@link #snapshot()} or bind them to metrics.
  * {@code records} counts records whose processing finished (applied, absorbed or dead-lettered).
+ *
+ * <p>{@link #failure()} is the retry state: partitions whose batch failed and has not been done
+ * since. It is kept per partition, so one partition that keeps failing is not hidden by others
+ * that succeed (several listener threads share these stats).
  */
 public final class ConsumerStats {
 
@@ -20,7 +32,10 @@ public final class ConsumerStats {
   private final AtomicLong tooOldApplied = new AtomicLong();
   private final AtomicLong eventsEmitted = new AtomicLong();
   private final AtomicLong handlerNanos = new AtomicLong();
+  private final AtomicLong deadLetterFailures = new AtomicLong();
+  private final AtomicLong deadLettersWithoutValue = new AtomicLong();
   private final Map<DeadLetterReason, AtomicLong> deadLetters = new EnumMap<>(DeadLetterReason.class);
+  private final Map<TopicPartition, PartitionFailure> failing = new ConcurrentHashMap<>();
 
   public ConsumerStats() {
     for (DeadLetterReason reason : DeadLetterReason.values()) {
@@ -40,7 +55,9 @@ public final class ConsumerStats {
       long tooOldApplied,
       long eventsEmitted,
       long handlerNanos,
-      Map<DeadLetterReason, Long> deadLetters) {
+      Map<DeadLetterReason, Long> deadLetters,
+      long deadLetterFailures,
+      long deadLettersWithoutValue) {
 
     public long deadLettered() {
       return deadLetters.values().stream().mapToLong(Long::longValue).sum();
@@ -53,8 +70,72 @@ public final class ConsumerStats {
     return new Snapshot(
         records.get(), applied.get(), duplicates.get(), rejections.get(), batches.get(),
         batchFallbacks.get(), transientFailures.get(), tooOldApplied.get(), eventsEmitted.get(),
-        handlerNanos.get(), Map.copyOf(dead));
+        handlerNanos.get(), Map.copyOf(dead), deadLetterFailures.get(), deadLettersWithoutValue.get());
   }
+
+  /**
+   * Batches failing since they last succeeded, as one: the earliest start, the longest run of
+   * failed attempts, the latest error; not retriable if any partition's last failure was not.
+   * Empty while every partition makes progress.
+   */
+  public record Failure(
+      Instant since,
+      long consecutiveFailures,
+      String lastError,
+      boolean retriable,
+      Set<TopicPartition> partitions) {
+
+    /** How long the oldest failing partition has made no progress. */
+    public Duration duration(Instant now) {
+      return Duration.between(since, now);
+    }
+
+    /**
+     * Stuck: failing for {@code stuckAfter} or longer, or with a failure that no retry can fix
+     * (nothing changes until an operator acts, so there is nothing to wait for).
+     */
+    public boolean stuck(Duration stuckAfter, Instant now) {
+      return !retriable || duration(now).compareTo(stuckAfter) >= 0;
+    }
+  }
+
+  public Optional<Failure> failure() {
+    Map<TopicPartition, PartitionFailure> now = Map.copyOf(failing);
+    if (now.isEmpty()) {
+      return Optional.empty();
+    }
+    Instant since = now.values().stream().map(PartitionFailure::since).min(Comparator.naturalOrder()).orElseThrow();
+    long attempts = now.values().stream().mapToLong(PartitionFailure::attempts).max().orElseThrow();
+    PartitionFailure latest = now.values().stream().max(Comparator.comparing(PartitionFailure::lastAt)).orElseThrow();
+    boolean retriable = now.values().stream().allMatch(PartitionFailure::retriable);
+    return Optional.of(new Failure(since, attempts, latest.lastError(), retriable, Set.copyOf(now.keySet())));
+  }
+
+  /** Records a failed attempt for these partitions; returns the longest run of failed attempts among them. */
+  long failed(Collection<TopicPartition> partitions, String error, boolean retriable, Instant at) {
+    long longest = 0;
+    for (TopicPartition partition : partitions) {
+      PartitionFailure now =
+          failing.merge(
+              partition,
+              new PartitionFailure(at, 1, at, error, retriable),
+              (before, next) -> new PartitionFailure(before.since(), before.attempts() + 1, at, error, retriable));
+      longest = Math.max(longest, now.attempts());
+    }
+    return longest;
+  }
+
+  /** These partitions made progress. */
+  void succeeded(Collection<TopicPartition> partitions) {
+    partitions.forEach(failing::remove);
+  }
+
+  /** These partitions moved to another consumer; their failures are its business now. */
+  void forget(Collection<TopicPartition> partitions) {
+    partitions.forEach(failing::remove);
+  }
+
+  private record PartitionFailure(Instant since, long attempts, Instant lastAt, String lastError, boolean retriable) {}
 
   public long deadLetters(DeadLetterReason reason) {
     return deadLetters.get(reason).get();
@@ -87,6 +168,14 @@ public final class ConsumerStats {
 
   void transientFailure() {
     transientFailures.incrementAndGet();
+  }
+
+  void deadLetterFailure() {
+    deadLetterFailures.incrementAndGet();
+  }
+
+  void deadLetteredWithoutValue() {
+    deadLettersWithoutValue.incrementAndGet();
   }
 
   void tooOldApplied() {

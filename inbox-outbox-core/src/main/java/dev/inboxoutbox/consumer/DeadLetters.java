@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,6 +23,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Sends records that cannot be applied to {@code <topic><suffix>} with the original key, value
  * and headers, plus headers that say why. Sends are acknowledged before offsets are committed, so
  * a dead letter is never lost; a crash in between may send it twice.
+ *
+ * <p>A value too large for the dead-letter producer ({@code max.request.size}, counted before
+ * compression, so a compressed record the broker took can exceed it) or for the dead-letter topic
+ * ({@code max.message.bytes}) is left out: the dead letter is sent again with a null value, every
+ * header and {@link #VALUE_OMITTED_BYTES}, and the original stays readable at its topic, partition
+ * and offset.
  */
 public final class DeadLetters {
 
@@ -32,6 +39,8 @@ public final class DeadLetters {
   public static final String ORIGINAL_OFFSET = "iox-dlt-original-offset";
   public static final String IDEMPOTENCY_KEY = "iox-dlt-idempotency-key";
   public static final String CONSUMER = "iox-dlt-consumer";
+  /** Present when the value was left out because Kafka refused its size: the value's size in bytes. */
+  public static final String VALUE_OMITTED_BYTES = "iox-dlt-value-omitted-bytes";
 
   private static final int MAX_DETAIL_CHARS = 1000;
 
@@ -68,18 +77,75 @@ public final class DeadLetters {
     return topic + topicSuffix;
   }
 
-  /** Sends every entry and waits for Kafka to acknowledge all of them. */
-  void publish(List<Entry> entries) throws ExecutionException, InterruptedException {
+  /**
+   * Sends every entry and waits for Kafka to acknowledge all of them.
+   *
+   * @return the entries that went without their value
+   * @throws DeadLetterSendException when a dead letter was not written, even without its value
+   */
+  List<Entry> publish(List<Entry> entries) throws DeadLetterSendException, InterruptedException {
     List<Future<RecordMetadata>> acks = new ArrayList<>(entries.size());
     for (Entry entry : entries) {
-      acks.add(producer.send(toRecord(entry)));
+      acks.add(send(toRecord(entry, null)));
     }
-    for (Future<RecordMetadata> ack : acks) {
-      ack.get();
+    List<Entry> tooLarge = new ArrayList<>();
+    List<Throwable> tooLargeCauses = new ArrayList<>();
+    for (int i = 0; i < entries.size(); i++) {
+      Entry entry = entries.get(i);
+      Throwable failure = awaitAck(acks.get(i));
+      if (failure == null) {
+        continue;
+      }
+      SendFailure kind = SendFailure.of(failure);
+      if (kind == SendFailure.TOO_LARGE && entry.record().value() != null) {
+        tooLarge.add(entry);
+        tooLargeCauses.add(failure);
+      } else {
+        throw new DeadLetterSendException(describe(entry), failure, kind);
+      }
+    }
+    for (int i = 0; i < tooLarge.size(); i++) {
+      Entry entry = tooLarge.get(i);
+      Throwable failure = awaitAck(send(toRecord(entry, tooLargeCauses.get(i))));
+      if (failure != null) {
+        SendFailure kind = SendFailure.of(failure);
+        // Without its value it is as small as this dead letter gets: resending cannot help.
+        throw new DeadLetterSendException(
+            describe(entry) + " without its value",
+            failure,
+            kind == SendFailure.TOO_LARGE ? SendFailure.PERMANENT : kind);
+      }
+    }
+    return List.copyOf(tooLarge);
+  }
+
+  private Future<RecordMetadata> send(ProducerRecord<String, byte[]> record) {
+    try {
+      return producer.send(record);
+    } catch (RuntimeException e) {
+      // A closed or fatally failed producer throws instead of failing the future.
+      return CompletableFuture.failedFuture(e);
     }
   }
 
-  private ProducerRecord<String, byte[]> toRecord(Entry entry) {
+  /** Returns the exception the send failed with, or null once Kafka acknowledged it. */
+  private static Throwable awaitAck(Future<RecordMetadata> ack) throws InterruptedException {
+    try {
+      ack.get();
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause() == null ? e : e.getCause();
+    }
+  }
+
+  private String describe(Entry entry) {
+    ConsumerRecord<String, byte[]> original = entry.record();
+    return "dead letter of " + original.topic() + "-" + original.partition() + "@" + original.offset()
+        + " (" + entry.reason() + ") not written to " + topicFor(original.topic());
+  }
+
+  /** The dead letter of {@code entry}; without the value when {@code valueRefused} says why. */
+  private ProducerRecord<String, byte[]> toRecord(Entry entry, Throwable valueRefused) {
     ConsumerRecord<String, byte[]> original = entry.record();
     RecordHeaders headers = new RecordHeaders();
     for (Header header : original.headers()) {
@@ -87,6 +153,9 @@ public final class DeadLetters {
     }
     put(headers, REASON, entry.reason().name());
     String detail = entry.detail() == null ? "" : entry.detail();
+    if (valueRefused != null) {
+      detail += "; value left out of the dead letter: " + valueRefused;
+    }
     put(headers, DETAIL, detail.length() > MAX_DETAIL_CHARS ? detail.substring(0, MAX_DETAIL_CHARS) : detail);
     put(headers, ORIGINAL_TOPIC, original.topic());
     put(headers, ORIGINAL_PARTITION, String.valueOf(original.partition()));
@@ -95,8 +164,12 @@ public final class DeadLetters {
     if (entry.key() != null) {
       put(headers, IDEMPOTENCY_KEY, entry.key());
     }
-    return new ProducerRecord<>(
-        topicFor(original.topic()), null, original.key(), original.value(), headers);
+    byte[] value = original.value();
+    if (valueRefused != null) {
+      put(headers, VALUE_OMITTED_BYTES, String.valueOf(value.length));
+      value = null;
+    }
+    return new ProducerRecord<>(topicFor(original.topic()), null, original.key(), value, headers);
   }
 
   private static void put(RecordHeaders headers, String name, String value) {

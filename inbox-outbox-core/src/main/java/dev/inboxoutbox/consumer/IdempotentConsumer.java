@@ -10,10 +10,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -35,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On a transient database failure nothing more is committed: the affected partitions are
  * rewound and paused for a backoff (doubling up to the configured maximum) while the loop keeps
- * polling, so the group membership stays alive and nothing spins.
+ * polling, so the group membership stays alive and nothing spins. A dead letter Kafka refuses for
+ * good is retried the same way, never skipped, and reported at once by {@link #stuck()}.
  *
  * <pre>{@code
  * IdempotentConsumer consumer = IdempotentConsumer.builder()
@@ -111,6 +114,11 @@ public final class IdempotentConsumer implements AutoCloseable {
     return stats;
   }
 
+  /** See {@link BatchProcessor#stuck()}: empty while every partition makes progress in time. */
+  public Optional<ConsumerStats.Failure> stuck() {
+    return processor.stuck();
+  }
+
   /** Runs the loop on a new thread named after the operation. */
   public synchronized IdempotentConsumer start() {
     if (thread != null) {
@@ -134,7 +142,7 @@ public final class IdempotentConsumer implements AutoCloseable {
       if (closing) {
         return;
       }
-      kafka.subscribe(topics);
+      kafka.subscribe(topics, new ForgetRevoked());
       loop(kafka);
     } catch (WakeupException e) {
       if (!closing) {
@@ -166,8 +174,13 @@ public final class IdempotentConsumer implements AutoCloseable {
         crashInjector.at(CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT);
         commit(kafka, nextOffsets(records));
         backoff = settings.retryBackoffMin();
-      } catch (TransientFailureException e) {
-        log.warn("{}; pausing {} partition(s) for {}", e.getMessage(), e.resumeAt().size(), backoff);
+      } catch (BatchIncompleteException e) {
+        if (e instanceof TransientFailureException) {
+          log.warn("{}; pausing {} partition(s) for {}", e.getMessage(), e.resumeAt().size(), backoff);
+        } else {
+          // Already logged at ERROR with its cause. Retried all the same: skipping would lose the record.
+          log.warn("pausing {} partition(s) for {} before retrying the dead letter", e.resumeAt().size(), backoff);
+        }
         Collection<TopicPartition> partitions = e.resumeAt().keySet();
         e.resumeAt().forEach(kafka::seek);
         kafka.pause(partitions);
@@ -214,6 +227,19 @@ public final class IdempotentConsumer implements AutoCloseable {
       }
     }
     deadLetterProducer.close(Duration.ofSeconds(5));
+  }
+
+  /** A partition that moved to another member is no longer this one's failure to report. */
+  private final class ForgetRevoked implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      processor.partitionsRevoked(partitions);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      // nothing to set up: new partitions start without failures
+    }
   }
 
   private static Duration min(Duration a, Duration b) {

@@ -4,22 +4,13 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The database (or the dead-letter topic) is failing: nothing after {@link #resumeAt()} was
- * committed. The caller must not commit further offsets, should back off, and resumes each
- * partition at the given offset; records before it are done.
+ * The database, or Kafka for a dead letter, failed in a way a retry may get past (a connection
+ * lost, a serialization failure, a broker or leader away, a timeout).
  */
-public final class TransientFailureException extends Exception {
+public final class TransientFailureException extends BatchIncompleteException {
   private static final long serialVersionUID = 1L;
 
-  private final transient Map<TopicPartition, Long> resumeAt;
-
   TransientFailureException(String message, Throwable cause, Map<TopicPartition, Long> resumeAt) {
-    super(message, cause);
-    this.resumeAt = Map.copyOf(resumeAt);
-  }
-
-  /** Per partition of the batch: the offset of the first record not yet done. */
-  public Map<TopicPartition, Long> resumeAt() {
-    return resumeAt;
+    super(message, cause, resumeAt);
   }
 }

@@ -33,11 +33,15 @@ import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -246,6 +250,104 @@ class IdempotentConsumerIT {
         .anySatisfy(detail -> assertThat(detail).contains("UTF-8"));
     assertThat(count("SELECT count(*) FROM orders WHERE key = 'k-caf\u00e9'")).as("a UTF-8 key applies").isEqualTo(1);
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(1);
+  }
+
+  @Test
+  void aValueTooLargeForTheDeadLetterProducerIsLeftOutOfTheDeadLetterAndThePartitionMovesOn() throws Exception {
+    // Compressed, 2 MiB fits under the broker's 1 MiB limit; the dead-letter producer's
+    // max.request.size (1 MiB, counted before compression) cannot carry it.
+    byte[] twoMiB = ("{\"qty\":1,\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
+    RecordMetadata bigAt;
+    try (KafkaProducer<String, byte[]> compressing =
+        new KafkaProducer<>(
+            Map.of(
+                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
+                "compression.type", "gzip",
+                "max.request.size", String.valueOf(4 * 1024 * 1024)),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      ProducerRecord<String, byte[]> big = new ProducerRecord<>(topic, "c-1", twoMiB);
+      big.headers().add("Idempotency-Key", "big".getBytes(StandardCharsets.UTF_8));
+      big.headers().add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".getBytes(StandardCharsets.UTF_8));
+      bigAt = compressing.send(big).get();
+      compressing.send(record("c-1", "after-big", "{\"qty\":2}", null, null)).get();
+    }
+
+    IdempotentConsumer consumer = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+    awaitTrue(() -> consumer.stats().snapshot().records() >= 2, "both records done, the oversize one dead-lettered");
+
+    List<ConsumerRecord<String, byte[]>> deadLetters;
+    try (TopicReader reader = new TopicReader(topic + ".DLT")) {
+      deadLetters = reader.readUntil(seen -> !seen.isEmpty(), PATIENCE);
+    }
+    assertThat(deadLetters).hasSize(1);
+    ConsumerRecord<String, byte[]> dead = deadLetters.get(0);
+    assertThat(dead.key()).as("the original record key").isEqualTo("c-1");
+    assertThat(dead.value()).as("the value stays in the original topic").isNull();
+    assertThat(header(dead, DeadLetters.REASON)).isEqualTo("OVERSIZE");
+    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(twoMiB.length));
+    assertThat(header(dead, DeadLetters.ORIGINAL_TOPIC)).isEqualTo(topic);
+    assertThat(header(dead, DeadLetters.ORIGINAL_PARTITION)).isEqualTo(String.valueOf(bigAt.partition()));
+    assertThat(header(dead, DeadLetters.ORIGINAL_OFFSET)).isEqualTo(String.valueOf(bigAt.offset()));
+    assertThat(header(dead, DeadLetters.IDEMPOTENCY_KEY)).isEqualTo("big");
+    assertThat(header(dead, "Idempotency-Key")).isEqualTo("big");
+    assertThat(header(dead, "traceparent")).startsWith("00-4bf92f");
+    assertThat(count("SELECT count(*) FROM orders WHERE key = 'after-big'")).isEqualTo(1);
+    assertThat(consumer.stats().deadLetters(DeadLetterReason.OVERSIZE)).isEqualTo(1);
+    assertThat(consumer.stats().snapshot().deadLettersWithoutValue()).isEqualTo(1);
+    assertThat(consumer.stats().snapshot().deadLetterFailures()).isZero();
+    assertThat(consumer.stats().failure()).as("nothing left failing").isEmpty();
+    assertThat(consumer.stuck()).isEmpty();
+  }
+
+  @Test
+  void aDeadLetterTheTopicRefusesHoldsThePartitionVisiblyUntilTheTopicTakesIt() throws Exception {
+    String deadLetterTopic = topic + ".DLT";
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      // Smaller than the dead letter's headers alone: no dead letter can be written.
+      admin.createTopics(List.of(new NewTopic(deadLetterTopic, 1, (short) 1).configs(Map.of("max.message.bytes", "100"))))
+          .all().get(30, TimeUnit.SECONDS);
+    }
+    String malformed = "{\"pad\":\"" + "x".repeat(20_000);
+    send("c-1", "bad-json", malformed, null);
+    send("c-1", "ok-1", "{\"qty\":1}", null);
+    producer.flush();
+    IdempotentConsumer consumer =
+        started(
+            consumer(
+                settings().retryBackoff(Duration.ofMillis(50), Duration.ofMillis(400)).build(),
+                CrashInjector.NONE,
+                database.dataSource()));
+    awaitTrue(
+        () -> consumer.stats().failure().map(f -> f.consecutiveFailures() >= 3).orElse(false),
+        "the batch retried");
+    ConsumerStats.Failure failure = consumer.stuck().orElseThrow(() -> new AssertionError("not reported stuck"));
+    assertThat(failure.retriable()).as("no retry can fix it").isFalse();
+    assertThat(failure.lastError()).contains("RecordTooLargeException").contains("without its value");
+    assertThat(failure.partitions()).hasSize(1);
+    assertThat(consumer.stats().snapshot().deadLetterFailures()).isGreaterThanOrEqualTo(3);
+    assertThat(consumer.stats().snapshot().transientFailures()).as("not called transient").isZero();
+    assertThat(consumer.stats().snapshot().records()).as("nothing skipped").isZero();
+
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      // Room for the headers, not for the 20 kB value.
+      admin.incrementalAlterConfigs(
+              Map.of(
+                  new ConfigResource(ConfigResource.Type.TOPIC, deadLetterTopic),
+                  List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "8192"), AlterConfigOp.OpType.SET))))
+          .all().get(30, TimeUnit.SECONDS);
+    }
+    awaitTrue(() -> consumer.stats().snapshot().records() >= 2, "the partition moves on once the topic takes the dead letter");
+    List<ConsumerRecord<String, byte[]>> deadLetters;
+    try (TopicReader reader = new TopicReader(deadLetterTopic)) {
+      deadLetters = reader.readUntil(seen -> !seen.isEmpty(), PATIENCE);
+    }
+    ConsumerRecord<String, byte[]> dead = deadLetters.get(0);
+    assertThat(dead.value()).isNull();
+    assertThat(header(dead, DeadLetters.REASON)).isEqualTo("MALFORMED_PAYLOAD");
+    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(malformed.length()));
+    assertThat(count("SELECT count(*) FROM orders WHERE key = 'ok-1'")).as("applied once through the retries").isEqualTo(1);
+    assertThat(consumer.stats().failure()).as("progress ends the failure").isEmpty();
   }
 
   @Test

@@ -1,9 +1,9 @@
 package dev.inboxoutbox.spring;
 
+import dev.inboxoutbox.consumer.BatchIncompleteException;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.CrashInjector;
 import dev.inboxoutbox.consumer.CrashPoint;
-import dev.inboxoutbox.consumer.TransientFailureException;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.kafka.listener.BatchMessageListener;
@@ -11,9 +11,9 @@ import org.springframework.kafka.listener.BatchMessageListener;
 /**
  * A spring-kafka batch listener over a {@link BatchProcessor}. Use it in a container with {@code
  * AckMode.BATCH}: the container commits the offsets after {@code onMessage} returns, that is after
- * the database commit and the dead letters. A transient database failure is thrown, so the
- * container's error handler backs off and hands the same batch again (what was applied is
- * absorbed).
+ * the database commit and the dead letters. A batch that cannot be finished (a failing database,
+ * a dead letter Kafka does not take) is thrown, so the container's error handler backs off and
+ * hands the same batch again (what was applied is absorbed).
  */
 public final class IdempotentBatchListener implements BatchMessageListener<String, byte[]> {
 
@@ -29,7 +29,7 @@ public final class IdempotentBatchListener implements BatchMessageListener<Strin
   public void onMessage(List<ConsumerRecord<String, byte[]>> records) {
     try {
       processor.process(records);
-    } catch (TransientFailureException e) {
+    } catch (BatchIncompleteException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -9,13 +9,17 @@ import dev.inboxoutbox.consumer.KeyExtractor;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.springframework.context.SmartLifecycle;
@@ -28,7 +32,7 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /** Runs one listener container per {@link IdempotentConsumerDefinition}; exposes their counters. */
 public final class IdempotentConsumers implements SmartLifecycle {
 
-  private final Map<String, ConsumerStats> statsByOperation = new LinkedHashMap<>();
+  private final Map<String, BatchProcessor> processorsByOperation = new LinkedHashMap<>();
   private final List<ConcurrentMessageListenerContainer<String, byte[]>> containers = new ArrayList<>();
   private volatile boolean running;
 
@@ -42,7 +46,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
       Producer<String, byte[]> deadLetterProducer,
       CrashInjector crashInjector) {
     for (IdempotentConsumerDefinition definition : definitions) {
-      if (statsByOperation.containsKey(definition.operation())) {
+      if (processorsByOperation.containsKey(definition.operation())) {
         throw new IllegalStateException("two idempotent consumers share operation " + definition.operation());
       }
       ConsumerSettings settings = definition.customizer().apply(settingsFrom(defaults, definition.operation())).build();
@@ -56,7 +60,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
               .outbox(outbox)
               .crashInjector(crashInjector)
               .build();
-      statsByOperation.put(definition.operation(), processor.stats());
+      processorsByOperation.put(definition.operation(), processor);
       containers.add(container(definition, settings, kafkaConsumerProperties, defaults, processor, crashInjector));
     }
   }
@@ -70,6 +74,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
         .tooOldPolicy(defaults.getTooOldPolicy())
         .deadLetterSuffix(defaults.getDeadLetterSuffix())
         .retryBackoff(defaults.getRetryBackoffMin(), defaults.getRetryBackoffMax())
+        .stuckAfter(defaults.getStuckAfter())
         .dedupEnabled(defaults.isDedupEnabled());
   }
 
@@ -91,16 +96,31 @@ public final class IdempotentConsumers implements SmartLifecycle {
     ContainerProperties containerProperties = new ContainerProperties(definition.topics().toArray(String[]::new));
     containerProperties.setAckMode(ContainerProperties.AckMode.BATCH);
     containerProperties.setMessageListener(new IdempotentBatchListener(processor, crashInjector));
+    containerProperties.setConsumerRebalanceListener(new ForgetRevoked(processor));
     ConcurrentMessageListenerContainer<String, byte[]> container =
         new ConcurrentMessageListenerContainer<>(factory, containerProperties);
     container.setConcurrency(defaults.getConcurrency());
     container.setBeanName("iox-" + definition.operation());
     ExponentialBackOff backOff = new ExponentialBackOff(settings.retryBackoffMin().toMillis(), 2.0);
     backOff.setMaxInterval(settings.retryBackoffMax().toMillis());
-    // Only a failing database reaches the error handler (records that cannot apply are dead
-    // letters), so it retries for as long as the database is down instead of skipping a batch.
+    // Only a batch that cannot be finished reaches the error handler (records that cannot apply
+    // are dead letters): a failing database, or a dead letter Kafka does not take. It retries for
+    // as long as that lasts instead of skipping a batch; health and metrics show it.
     container.setCommonErrorHandler(new DefaultErrorHandler(backOff));
     return container;
+  }
+
+  /** A partition that moved to another consumer is no longer this one's failure to report. */
+  private record ForgetRevoked(BatchProcessor processor) implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      processor.partitionsRevoked(partitions);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      // nothing to set up: new partitions start without failures
+    }
   }
 
   private static String blankToNull(String value) {
@@ -109,7 +129,14 @@ public final class IdempotentConsumers implements SmartLifecycle {
 
   /** Counters per operation. */
   public Map<String, ConsumerStats> stats() {
-    return Map.copyOf(statsByOperation);
+    Map<String, ConsumerStats> stats = new LinkedHashMap<>();
+    processorsByOperation.forEach((operation, processor) -> stats.put(operation, processor.stats()));
+    return Collections.unmodifiableMap(stats);
+  }
+
+  /** The processor per operation, in definition order: its stats, settings and stuck state. */
+  Map<String, BatchProcessor> processors() {
+    return Collections.unmodifiableMap(processorsByOperation);
   }
 
   @Override

@@ -8,15 +8,26 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
-/** The relay's health indicator ({@code /actuator/health/outboxRelay}) where Actuator health is present. */
+/**
+ * Health indicators where Actuator health is present: the relay's ({@code
+ * /actuator/health/outboxRelay}) and the idempotent consumers' ({@code
+ * /actuator/health/idempotentConsumers}).
+ */
 @AutoConfiguration(after = InboxOutboxAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
-@ConditionalOnBean(OutboxRelay.class)
 public class InboxOutboxHealthAutoConfiguration {
 
   @Bean
+  @ConditionalOnBean(OutboxRelay.class)
   @ConditionalOnMissingBean(name = "outboxRelayHealthIndicator")
   RelayHealthIndicator outboxRelayHealthIndicator(OutboxRelay relay) {
     return new RelayHealthIndicator(relay);
+  }
+
+  @Bean
+  @ConditionalOnBean(IdempotentConsumers.class)
+  @ConditionalOnMissingBean(name = "idempotentConsumersHealthIndicator")
+  IdempotentConsumersHealthIndicator idempotentConsumersHealthIndicator(IdempotentConsumers consumers) {
+    return new IdempotentConsumersHealthIndicator(consumers);
   }
 }

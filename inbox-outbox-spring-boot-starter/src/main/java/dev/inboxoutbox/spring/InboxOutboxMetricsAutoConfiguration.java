@@ -1,5 +1,6 @@
 package dev.inboxoutbox.spring;
 
+import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.relay.OutboxRelay;
@@ -33,13 +34,14 @@ public class InboxOutboxMetricsAutoConfiguration {
       ObjectProvider<OutboxRelay> relay,
       ObjectProvider<RetentionTotals> retention) {
     return registry -> {
-      consumers.ifAvailable(all -> all.stats().forEach((operation, stats) -> bindConsumer(registry, operation, stats)));
+      consumers.ifAvailable(all -> all.processors().forEach((operation, processor) -> bindConsumer(registry, operation, processor)));
       relay.ifAvailable(r -> bindRelay(registry, r));
       retention.ifAvailable(totals -> bindRetention(registry, totals));
     };
   }
 
-  static void bindConsumer(MeterRegistry registry, String operation, ConsumerStats stats) {
+  static void bindConsumer(MeterRegistry registry, String operation, BatchProcessor processor) {
+    ConsumerStats stats = processor.stats();
     counter(registry, "iox.consumer.records", "records whose processing finished", stats, s -> s.snapshot().records(), "operation", operation);
     counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.snapshot().applied(), "operation", operation, "result", "new");
     counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.snapshot().duplicates(), "operation", operation, "result", "duplicate");
@@ -48,7 +50,21 @@ public class InboxOutboxMetricsAutoConfiguration {
     for (DeadLetterReason reason : DeadLetterReason.values()) {
       counter(registry, "iox.consumer.dead.letters", "records sent to the dead-letter topic", stats, s -> s.deadLetters(reason), "operation", operation, "reason", reason.name());
     }
-    counter(registry, "iox.consumer.transient.failures", "batches retried because the database failed", stats, s -> s.snapshot().transientFailures(), "operation", operation);
+    counter(registry, "iox.consumer.transient.failures", "batches retried because the database or Kafka failed in a way a retry may fix", stats, s -> s.snapshot().transientFailures(), "operation", operation);
+    counter(registry, "iox.consumer.dead.letter.failures", "dead-letter sends Kafka refused for good (retried, reported stuck)", stats, s -> s.snapshot().deadLetterFailures(), "operation", operation);
+    counter(registry, "iox.consumer.dead.letters.without.value", "dead letters sent without the value Kafka refused for its size", stats, s -> s.snapshot().deadLettersWithoutValue(), "operation", operation);
+    Gauge.builder("iox.consumer.stuck.seconds", stats, s -> s.failure().map(f -> f.duration(Instant.now()).toMillis() / 1000.0).orElse(0.0))
+        .description("how long the oldest failing partition has made no progress (0 = all progressing)")
+        .tag("operation", operation)
+        .register(registry);
+    Gauge.builder("iox.consumer.consecutive.failures", stats, s -> s.failure().map(ConsumerStats.Failure::consecutiveFailures).orElse(0L))
+        .description("failed attempts of the batch retried longest (0 = all progressing)")
+        .tag("operation", operation)
+        .register(registry);
+    Gauge.builder("iox.consumer.stuck", processor, p -> p.stuck().isPresent() ? 1 : 0)
+        .description("1 while stuck: failing for stuck-after or longer, or a dead letter Kafka refuses for good")
+        .tag("operation", operation)
+        .register(registry);
     counter(registry, "iox.consumer.batch.fallbacks", "batches retried one record per transaction", stats, s -> s.snapshot().batchFallbacks(), "operation", operation);
     counter(registry, "iox.consumer.events.emitted", "outbox events appended by handlers", stats, s -> s.snapshot().eventsEmitted(), "operation", operation);
     FunctionTimer.builder("iox.consumer.handler", stats, s -> s.snapshot().applied(), s -> s.snapshot().handlerNanos(), TimeUnit.NANOSECONDS)

@@ -183,6 +183,11 @@ public class InboxOutboxProperties {
     private Duration retryBackoffMin = Duration.ofMillis(200);
     /** Largest pause after transient database failures. */
     private Duration retryBackoffMax = Duration.ofSeconds(10);
+    /**
+     * A partition whose batch keeps failing this long makes the consumer stuck (health DOWN); a
+     * dead letter Kafka refuses for good makes it stuck at once.
+     */
+    private Duration stuckAfter = Duration.ofMinutes(1);
     /** Listener threads per consumer definition (at most the partition count is useful). */
     private int concurrency = 1;
     /** Turns the inbox off: for the chaos negative control only, never in production. */
@@ -250,6 +255,14 @@ public class InboxOutboxProperties {
 
     public void setRetryBackoffMax(Duration retryBackoffMax) {
       this.retryBackoffMax = retryBackoffMax;
+    }
+
+    public Duration getStuckAfter() {
+      return stuckAfter;
+    }
+
+    public void setStuckAfter(Duration stuckAfter) {
+      this.stuckAfter = stuckAfter;
     }
 
     public int getConcurrency() {

@@ -2,6 +2,7 @@ package dev.inboxoutbox.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
@@ -18,15 +19,26 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -85,7 +97,8 @@ class InboxOutboxStarterIT {
                 "inbox-outbox.relay.enabled=true",
                 "inbox-outbox.relay.topic-replacement=" + topic + ".events.${routedByValue}",
                 "inbox-outbox.relay.offset-flush-interval=300ms",
-                "inbox-outbox.retention.interval=200ms")
+                "inbox-outbox.retention.interval=200ms",
+                "inbox-outbox.consumer.retry-backoff-max=500ms")
             .run();
   }
 
@@ -151,6 +164,83 @@ class InboxOutboxStarterIT {
   }
 
   @Test
+  void aValueTooLargeForTheDeadLetterProducerIsLeftOutAndTheListenerMovesOn() throws Exception {
+    // Compressed, 2 MiB passes the broker; uncompressed it is over the dead-letter producer's
+    // default max.request.size of 1 MiB.
+    byte[] twoMiB = ("{\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of(
+                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
+                "compression.type", "gzip",
+                "max.request.size", String.valueOf(4 * 1024 * 1024)),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      ProducerRecord<String, byte[]> big = new ProducerRecord<>(topic, "o-1", twoMiB);
+      big.headers().add("Idempotency-Key", "k-big".getBytes(StandardCharsets.UTF_8));
+      producer.send(big).get();
+      producer.send(record("o-1", "k-after", "{\"n\":1}")).get();
+    }
+
+    IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
+    awaitTrue(() -> consumers.stats().get("starter-orders").snapshot().records() >= 2, "both records done");
+    ConsumerRecord<String, byte[]> dead = firstRecordOf(topic + ".DLT");
+    assertThat(dead.key()).isEqualTo("o-1");
+    assertThat(dead.value()).isNull();
+    assertThat(header(dead, DeadLetters.REASON)).isEqualTo("OVERSIZE");
+    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(twoMiB.length));
+    assertThat(header(dead, "Idempotency-Key")).isEqualTo("k-big");
+    assertThat(count("SELECT count(*) FROM orders WHERE key = 'k-after'")).isEqualTo(1);
+
+    MeterRegistry meters = context.getBean(MeterRegistry.class);
+    assertThat(meters.get("iox.consumer.dead.letters.without.value").tag("operation", "starter-orders").functionCounter().count()).isEqualTo(1);
+    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value()).isZero();
+    IdempotentConsumersHealthIndicator health = context.getBean(IdempotentConsumersHealthIndicator.class);
+    assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+    assertThat(health.health(true).getDetails()).containsEntry("starter-orders", Map.of("state", "OK"));
+  }
+
+  @Test
+  void aDeadLetterKafkaRefusesForGoodShowsTheConsumerStuckInHealthAndMetricsUntilItIsFixed() throws Exception {
+    String deadLetterTopic = topic + ".DLT";
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      // Smaller than the headers of any dead letter.
+      admin.createTopics(List.of(new NewTopic(deadLetterTopic, 1, (short) 1).configs(Map.of("max.message.bytes", "100"))))
+          .all().get(30, TimeUnit.SECONDS);
+    }
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      producer.send(record("o-1", "k-bad", "{\"n\":")).get();
+    }
+
+    IdempotentConsumersHealthIndicator health = context.getBean(IdempotentConsumersHealthIndicator.class);
+    awaitTrue(() -> health.health(true).getStatus().equals(Status.DOWN), "health DOWN");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> details = (Map<String, Object>) health.health(true).getDetails().get("starter-orders");
+    assertThat(details).containsEntry("state", "STUCK").containsEntry("retriable", false).containsKey("since");
+    assertThat((String) details.get("lastError")).contains("RecordTooLargeException");
+    MeterRegistry meters = context.getBean(MeterRegistry.class);
+    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value()).isEqualTo(1);
+    assertThat(meters.get("iox.consumer.consecutive.failures").tag("operation", "starter-orders").gauge().value()).isGreaterThanOrEqualTo(1);
+    assertThat(meters.get("iox.consumer.dead.letter.failures").tag("operation", "starter-orders").functionCounter().count()).isGreaterThanOrEqualTo(1);
+    assertThat(meters.get("iox.consumer.stuck.seconds").tag("operation", "starter-orders").gauge().value()).isGreaterThanOrEqualTo(0);
+
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      admin.incrementalAlterConfigs(
+              Map.of(
+                  new ConfigResource(ConfigResource.Type.TOPIC, deadLetterTopic),
+                  List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "1048588"), AlterConfigOp.OpType.SET))))
+          .all().get(30, TimeUnit.SECONDS);
+    }
+    awaitTrue(() -> health.health(true).getStatus().equals(Status.UP), "health UP once the topic takes the dead letter");
+    assertThat(header(firstRecordOf(deadLetterTopic), DeadLetters.REASON)).isEqualTo("MALFORMED_PAYLOAD");
+    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value()).isZero();
+  }
+
+  @Test
   void configurationMetadataDescribesTheProperties() throws Exception {
     try (InputStream metadata =
         getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
@@ -170,6 +260,30 @@ class InboxOutboxStarterIT {
         new ProducerRecord<>(topic, recordKey, json.getBytes(StandardCharsets.UTF_8));
     record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
     return record;
+  }
+
+  private ConsumerRecord<String, byte[]> firstRecordOf(String topicName) throws InterruptedException {
+    List<ConsumerRecord<String, byte[]>> seen = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> reader =
+        new KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
+                "group.id", "reader-" + UUID.randomUUID(),
+                "auto.offset.reset", "earliest"),
+            new StringDeserializer(),
+            new ByteArrayDeserializer())) {
+      reader.subscribe(List.of(topicName));
+      awaitTrue(() -> {
+        reader.poll(Duration.ofMillis(200)).forEach(seen::add);
+        return !seen.isEmpty();
+      }, "a record on " + topicName);
+    }
+    return seen.get(0);
+  }
+
+  private static String header(ConsumerRecord<String, byte[]> record, String name) {
+    Header header = record.headers().lastHeader(name);
+    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
   }
 
   private int count(String sql) {
