@@ -10,6 +10,8 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
 /**
  * Creates and drops databases through an administrative connection. Shared by every PostgreSQL
@@ -18,6 +20,10 @@ import javax.sql.DataSource;
 final class AdminDatabases {
 
   private static final Pattern SAFE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+  private static final String DUPLICATE_DATABASE = "42P04";
+  private static final String UNIQUE_VIOLATION = "23505";
+  private static final String DATABASE_NAME_INDEX = "pg_database_datname_index";
 
   private final DataSource admin;
   private final Function<String, String> jdbcUrlForDatabase;
@@ -38,11 +44,16 @@ final class AdminDatabases {
     return new Database(name, jdbcUrlForDatabase.apply(name), username, password, () -> drop(name));
   }
 
+  /**
+   * Instances started together ask for the same name at once: a database that appears between the
+   * lookup and the CREATE counts as theirs too. The lookup only spares the server log an error on
+   * every reuse, and lets a role without CREATEDB reuse a database made for it.
+   */
   Database createOrReuse(String name) {
     String lowerName = name.toLowerCase(Locale.ROOT);
     requireSafe(lowerName);
     if (!exists(lowerName)) {
-      create(lowerName);
+      createIfAbsent(lowerName);
     }
     return new Database(lowerName, jdbcUrlForDatabase.apply(lowerName), username, password, () -> {});
   }
@@ -61,16 +72,51 @@ final class AdminDatabases {
   }
 
   private void create(String name) {
+    try {
+      executeCreate(name);
+    } catch (SQLException e) {
+      throw cannotCreate(name, e);
+    }
+  }
+
+  private void createIfAbsent(String name) {
+    try {
+      executeCreate(name);
+    } catch (SQLException e) {
+      if (!alreadyExists(e)) {
+        throw cannotCreate(name, e);
+      }
+    }
+  }
+
+  private void executeCreate(String name) throws SQLException {
     requireSafe(name);
     try (Connection connection = admin.getConnection();
         Statement statement = connection.createStatement()) {
       // Identifiers cannot be bound as parameters; the name was checked against SAFE_NAME.
       statement.execute("CREATE DATABASE " + name);
-    } catch (SQLException e) {
-      throw new DevStackException(
-          "cannot create database " + name + " (the dev stack needs a user allowed to CREATE DATABASE)",
-          e);
     }
+  }
+
+  /**
+   * 42P04 when the database was committed before this CREATE began; a unique violation on the
+   * catalog's name index when two CREATE DATABASE commands overlapped and the other one won.
+   */
+  private static boolean alreadyExists(SQLException e) {
+    if (DUPLICATE_DATABASE.equals(e.getSQLState())) {
+      return true;
+    }
+    ServerErrorMessage server =
+        e instanceof PSQLException psql ? psql.getServerErrorMessage() : null;
+    return UNIQUE_VIOLATION.equals(e.getSQLState())
+        && server != null
+        && DATABASE_NAME_INDEX.equals(server.getConstraint());
+  }
+
+  private static DevStackException cannotCreate(String name, SQLException e) {
+    return new DevStackException(
+        "cannot create database " + name + " (the dev stack needs a user allowed to CREATE DATABASE)",
+        e);
   }
 
   private void drop(String name) {

@@ -15,6 +15,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -23,6 +28,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 class DevStackIT {
@@ -83,6 +89,39 @@ class DevStackIT {
     }
   }
 
+  /**
+   * Instances started together on a fresh server all ask for the same named database; the
+   * CREATE DATABASE of all but one collides with the winner's, which must count as success.
+   */
+  @RepeatedTest(5)
+  void instancesAskingForTheSameNewDatabaseAtOnceAllGetIt() throws Exception {
+    int instances = 8;
+    String name = "iox_same_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    CyclicBarrier start = new CyclicBarrier(instances);
+    ExecutorService threads = Executors.newFixedThreadPool(instances);
+    try {
+      List<Future<Database>> asked =
+          IntStream.range(0, instances)
+              .mapToObj(
+                  i ->
+                      threads.submit(
+                          () -> {
+                            start.await();
+                            return stack.postgres().database(name);
+                          }))
+              .toList();
+      for (Future<Database> database : asked) {
+        assertThat(database.get().name()).isEqualTo(name);
+      }
+      try (Connection connection = asked.get(0).get().connect()) {
+        assertThat(queryString(connection, "SELECT current_database()")).isEqualTo(name);
+      }
+    } finally {
+      threads.shutdownNow();
+      dropNamedDatabase(name);
+    }
+  }
+
   @Test
   void kafkaBrokerAcceptsAndDeliversRecords() throws Exception {
     String topic = "dev-stack-" + UUID.randomUUID();
@@ -131,6 +170,15 @@ class DevStackIT {
     while (System.nanoTime() < end) {
       assertThat(canBind(postgresPort)).as("port %d free after the failed start", postgresPort).isTrue();
       Thread.sleep(100);
+    }
+  }
+
+  /** Named databases survive close by design; this test's own must not outlive it. */
+  private void dropNamedDatabase(String name) throws SQLException {
+    try (Database other = stack.postgres().createDatabase();
+        Connection connection = other.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     }
   }
 

@@ -2,11 +2,10 @@ package dev.inboxoutbox.schema;
 
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Creates or upgrades the inbox and outbox tables. Idempotent: safe to call on every start-up, from
- * several instances at once (Flyway takes a lock on its history table).
+ * any number of instances at once, also on a new database (see {@link MigrationLock}).
  *
  * <p>Applications that run their own Flyway can instead add {@link #LOCATION} to their locations.
  */
@@ -25,7 +24,7 @@ public final class InboxOutboxSchema {
    * application's own tables.
    */
   public static int migrate(DataSource dataSource) {
-    MigrateResult result =
+    Flyway flyway =
         Flyway.configure()
             .dataSource(dataSource)
             .locations(LOCATION)
@@ -33,8 +32,7 @@ public final class InboxOutboxSchema {
             // The application's tables may already be there; start our history at version 0.
             .baselineOnMigrate(true)
             .baselineVersion("0")
-            .load()
-            .migrate();
-    return result.migrationsExecuted;
+            .load();
+    return MigrationLock.migrate(flyway).migrationsExecuted;
   }
 }

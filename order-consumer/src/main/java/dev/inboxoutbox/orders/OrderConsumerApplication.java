@@ -1,5 +1,6 @@
 package dev.inboxoutbox.orders;
 
+import dev.inboxoutbox.schema.MigrationLock;
 import dev.inboxoutbox.spring.IdempotentConsumerDefinition;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -23,17 +24,20 @@ public class OrderConsumerApplication {
     SpringApplication.run(OrderConsumerApplication.class, args);
   }
 
-  /** The service's own tables, with a history table apart from the framework's. */
+  /**
+   * The service's own tables, with a history table apart from the framework's; safe from any number
+   * of instances starting at once.
+   */
   @Bean
   OrdersSchema ordersSchema(DataSource dataSource) {
-    Flyway.configure()
-        .dataSource(dataSource)
-        .locations("classpath:db/orders/migration")
-        .table("orders_schema_history")
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .load()
-        .migrate();
+    MigrationLock.migrate(
+        Flyway.configure()
+            .dataSource(dataSource)
+            .locations("classpath:db/orders/migration")
+            .table("orders_schema_history")
+            .baselineOnMigrate(true)
+            .baselineVersion("0")
+            .load());
     return new OrdersSchema();
   }
 

@@ -1,5 +1,6 @@
 package dev.inboxoutbox.payment;
 
+import dev.inboxoutbox.schema.MigrationLock;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -14,17 +15,18 @@ final class PaymentSchema {
 
   private PaymentSchema() {}
 
-  /** Applies pending migrations; safe on every start and from several instances at once. */
+  /** Applies pending migrations; safe on every start and from any number of instances at once. */
   static PaymentSchema migrate(DataSource dataSource) {
-    Flyway.configure()
-        .dataSource(dataSource)
-        .locations(LOCATION)
-        .table(HISTORY_TABLE)
-        // The framework's tables may be there first; this history starts at version 0 beside them.
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .load()
-        .migrate();
+    MigrationLock.migrate(
+        Flyway.configure()
+            .dataSource(dataSource)
+            .locations(LOCATION)
+            .table(HISTORY_TABLE)
+            // The framework's tables may be there first; this history starts at version 0 beside
+            // them.
+            .baselineOnMigrate(true)
+            .baselineVersion("0")
+            .load());
     return new PaymentSchema();
   }
 }
