@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Starts the relay before the consumers and closes it after them (offsets stored, leadership
- * released). Start-up waits, bounded, until the replication slot exists (created by this instance
+ * Starts the relay before the web server and the consumers and closes it after them (offsets
+ * stored, leadership released). Start-up waits, bounded, until the replication slot exists (created by this instance
  * or by the leader): only outbox rows written after that are relayed, so consumers must not write
  * any before.
  */
@@ -64,9 +64,13 @@ final class RelayLifecycle implements SmartLifecycle {
     return running;
   }
 
-  /** Earlier than the listener containers (default phase): up first, down last. */
+  /**
+   * Before the web server (Spring Boot starts it in phase {@code DEFAULT_PHASE - 2048}) and the
+   * listener containers: the slot exists before the first request or record can write an outbox
+   * row, and the relay stops after both.
+   */
   @Override
   public int getPhase() {
-    return SmartLifecycle.DEFAULT_PHASE - 1000;
+    return SmartLifecycle.DEFAULT_PHASE - 4096;
   }
 }

@@ -206,6 +206,41 @@ class OrderConsumerIT {
     assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + kafkaKey + "'")).isZero();
   }
 
+  @Test
+  void aBodyOverTheLimitIsRefusedWith413BeforeItIsRead() throws Exception {
+    byte[] twoMiB = ("{\"customerId\":\"big\",\"pad\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}")
+        .getBytes(StandardCharsets.UTF_8);
+    HttpResponse<String> declared =
+        http.send(
+            HttpRequest.newBuilder(base.resolve("/orders"))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .POST(HttpRequest.BodyPublishers.ofByteArray(twoMiB))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    // No Content-Length: the limit holds while the body is read.
+    HttpResponse<String> chunked =
+        http.send(
+            HttpRequest.newBuilder(base.resolve("/orders"))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(twoMiB)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(declared.statusCode()).isEqualTo(413);
+    assertThat(declared.body()).contains("1048576");
+    assertThat(chunked.statusCode()).isEqualTo(413);
+    assertThat(count("SELECT count(*) FROM orders WHERE customer_id = 'big'")).isZero();
+  }
+
+  @Test
+  void healthDetailsAreHiddenFromAnAnonymousCaller() throws Exception {
+    HttpResponse<String> health =
+        http.send(HttpRequest.newBuilder(base.resolve("/actuator/health")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(health.body()).contains("\"status\"").doesNotContain("components").doesNotContain("relay");
+  }
+
   private static String place(String customerId, String sku, int qty) {
     return "{\"customerId\":\"" + customerId + "\",\"items\":[{\"sku\":\"" + sku
         + "\",\"qty\":" + qty + ",\"unitPriceCents\":1250}]}";

@@ -38,7 +38,10 @@ class PaymentConfiguration {
   WebhookSignature webhookSignature(PaymentProperties properties) {
     String secret = properties.provider().webhookSecret();
     if (secret == null || secret.isBlank()) {
-      throw new IllegalStateException("payment.provider.webhook-secret is required to verify webhooks");
+      throw new IllegalStateException(
+          "payment.provider.webhook-secret is required to verify webhooks: set PROVIDER_WEBHOOK_SECRET to"
+              + " the secret the provider signs with (development mode, spring-boot:test-run, sets the"
+              + " simulator's)");
     }
     return new WebhookSignature(secret, properties.provider().webhookTolerance());
   }

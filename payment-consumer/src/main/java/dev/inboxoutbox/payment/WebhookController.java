@@ -65,6 +65,11 @@ class WebhookController {
     }
     try {
       publisher.publish(paymentId, eventId, eventType, raw);
+    } catch (WebhookPublisher.TooLargeException e) {
+      // Signed, but no retry will ever fit: 413 ends the provider's retries instead of a 503 loop.
+      log.error("webhook {} refused: {}", eventId, e.getMessage());
+      return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE)
+          .body(Map.of("error", "too_large", "message", e.getMessage()));
     } catch (WebhookPublisher.NotAcknowledgedException e) {
       log.warn("webhook {} not stored; the provider will retry: {}", eventId, e.getMessage());
       return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)

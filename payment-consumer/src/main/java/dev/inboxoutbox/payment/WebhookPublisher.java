@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -48,15 +49,30 @@ final class WebhookPublisher implements AutoCloseable {
     this.ackTimeout = ackTimeout;
   }
 
+  /**
+   * Thrown when Kafka can never take the event (larger than a request or than the topic allows):
+   * retrying the webhook cannot help.
+   */
+  static final class TooLargeException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    TooLargeException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   /** Sends the event keyed by payment, with its id as the idempotency key; returns once acknowledged. */
   void publish(String paymentId, String eventId, String eventType, byte[] body)
-      throws NotAcknowledgedException, InterruptedException {
+      throws NotAcknowledgedException, TooLargeException, InterruptedException {
     ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, paymentId, body);
     record.headers().add("Idempotency-Key", eventId.getBytes(StandardCharsets.UTF_8));
     record.headers().add("type", eventType.getBytes(StandardCharsets.UTF_8));
     try {
       producer.send(record).get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof RecordTooLargeException) {
+        throw new TooLargeException("Kafka cannot take webhook " + eventId + ": " + e.getCause().getMessage(), e.getCause());
+      }
       throw new NotAcknowledgedException("Kafka refused webhook " + eventId + ": " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {
       throw new NotAcknowledgedException("Kafka did not acknowledge webhook " + eventId + " within " + ackTimeout, e);

@@ -307,6 +307,31 @@ class PaymentFlowIT {
   }
 
   @Test
+  void aBodyOverTheLimitIs413BeforeTheSignatureIsChecked() throws Exception {
+    byte[] twoMiB = new byte[2 * 1024 * 1024];
+    java.util.Arrays.fill(twoMiB, (byte) 'x');
+    HttpResponse<String> tooLarge = postWebhook(twoMiB, SIGNER.sign(twoMiB, Instant.now()));
+    assertThat(tooLarge.statusCode()).isEqualTo(413);
+  }
+
+  @Test
+  void aSignedWebhookTooLargeForKafkaIs413SoTheProviderStopsRetrying() throws Exception {
+    String paymentId = "pay-huge-" + shortId();
+    String eventId = "evt_huge_" + shortId();
+    String head = "{\"id\":\"" + eventId + "\",\"type\":\"charge.succeeded\",\"data\":{\"paymentId\":\""
+        + paymentId + "\",\"chargeId\":\"ch_huge\",\"amountCents\":2500},\"pad\":\"";
+    String tail = "\"}";
+    // Exactly the default body limit: accepted by the endpoint, larger than one Kafka request.
+    int padding = 1024 * 1024 - head.length() - tail.length();
+    byte[] body = (head + "p".repeat(padding) + tail).getBytes(StandardCharsets.UTF_8);
+
+    HttpResponse<String> response = postWebhook(body, SIGNER.sign(body, Instant.now()));
+
+    assertThat(response.statusCode()).isEqualTo(413);
+    assertNothingWritten(paymentId, eventId);
+  }
+
+  @Test
   void aStaleTimestampIs401AndWritesNothing() throws Exception {
     String paymentId = "pay-replayed-" + shortId();
     String eventId = "evt_replayed_" + shortId();

@@ -1,0 +1,140 @@
+package dev.inboxoutbox.spring.web;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.filter.OncePerRequestFilter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Refuses a request body larger than the limit with 413 before the application reads it, so a few
+ * huge concurrent uploads cannot exhaust the heap. A declared {@code Content-Length} over the limit
+ * is refused without reading the body; a body without one (chunked) is read up to one byte past the
+ * limit and then refused, or handed on from memory.
+ */
+public final class RequestBodyLimitFilter extends OncePerRequestFilter {
+
+  private final long maxBytes;
+  private final JsonMapper json;
+
+  public RequestBodyLimitFilter(long maxBytes, JsonMapper json) {
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException("the request body limit must be positive; was " + maxBytes);
+    }
+    this.maxBytes = maxBytes;
+    this.json = json;
+  }
+
+  @Override
+  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    long declared = request.getContentLengthLong();
+    if (declared > maxBytes) {
+      refuse(response, declared + " bytes declared");
+      return;
+    }
+    if (declared >= 0 || !hasBody(request)) {
+      // The container never hands on more than the declared length.
+      chain.doFilter(request, response);
+      return;
+    }
+    byte[] body = request.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+    if (body.length > maxBytes) {
+      refuse(response, "more than " + maxBytes + " bytes sent");
+      return;
+    }
+    chain.doFilter(new BufferedBodyRequest(request, body), response);
+  }
+
+  private static boolean hasBody(HttpServletRequest request) {
+    return request.getHeader("Transfer-Encoding") != null;
+  }
+
+  private void refuse(HttpServletResponse response, String what) throws IOException {
+    // RFC 9457 members, written as a map: ProblemDetail needs a mixin a plain mapper lacks.
+    Map<String, Object> problem = new LinkedHashMap<>();
+    problem.put("type", "about:blank");
+    problem.put("title", "Content Too Large");
+    problem.put("status", HttpStatus.CONTENT_TOO_LARGE.value());
+    problem.put("detail", "request body too large: " + what + "; the limit is " + maxBytes
+        + " bytes (inbox-outbox.http.max-request-body)");
+    response.setStatus(HttpStatus.CONTENT_TOO_LARGE.value());
+    // The rest of the body is not read: the connection cannot be reused.
+    response.setHeader("Connection", "close");
+    response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+    response.getOutputStream().write(json.writeValueAsBytes(problem));
+  }
+
+  /** The request with its body already read into memory. */
+  private static final class BufferedBodyRequest extends HttpServletRequestWrapper {
+    private final byte[] body;
+
+    BufferedBodyRequest(HttpServletRequest request, byte[] body) {
+      super(request);
+      this.body = body;
+    }
+
+    @Override
+    public int getContentLength() {
+      return body.length;
+    }
+
+    @Override
+    public long getContentLengthLong() {
+      return body.length;
+    }
+
+    @Override
+    public ServletInputStream getInputStream() {
+      ByteArrayInputStream in = new ByteArrayInputStream(body);
+      return new ServletInputStream() {
+        @Override
+        public int read() {
+          return in.read();
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) {
+          return in.read(buffer, offset, length);
+        }
+
+        @Override
+        public boolean isFinished() {
+          return in.available() == 0;
+        }
+
+        @Override
+        public boolean isReady() {
+          return true;
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+          throw new UnsupportedOperationException("the body is already in memory");
+        }
+      };
+    }
+
+    @Override
+    public BufferedReader getReader() {
+      String encoding = getCharacterEncoding();
+      Charset charset = encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
+      return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body), charset));
+    }
+  }
+}
