@@ -49,6 +49,9 @@ import org.postgresql.replication.PGReplicationStream;
 class RelayIT {
 
   private static final Duration PATIENCE = Duration.ofSeconds(60);
+  private static final long MEGABYTE = 1024 * 1024;
+  /** Debezium's default poll.interval.ms: how long a change can wait before the relay sees it. */
+  private static final Duration ENGINE_POLL = Duration.ofMillis(500);
 
   private Database database;
   private String topicPrefix;
@@ -635,6 +638,110 @@ class RelayIT {
         ResultSet rows = statement.executeQuery("SELECT count(*) FROM outbox")) {
       rows.next();
       assertThat(rows.getInt(1)).isZero();
+    }
+  }
+
+  @Test
+  void aQuietOutboxLetsTheSlotReleaseWalWrittenToAnotherDatabase() throws Exception {
+    // WAL is shared by every database of the server, but a slot decodes only its own: with the
+    // outbox quiet, nothing reaches the relay that could move the slot past the other database's
+    // writes, unless the relay's heartbeat writes something the slot does decode.
+    Duration heartbeat = Duration.ofSeconds(2);
+    RelaySettings settings = settings().heartbeatInterval(heartbeat).build();
+    // A heartbeat carries the position of the last commit the engine saw, and the heartbeat's own
+    // write commits right after it: the slot is confirmed past WAL written elsewhere one interval
+    // after the next heartbeat. The engine looks for changes and heartbeats every ENGINE_POLL.
+    Duration bound =
+        heartbeat.multipliedBy(2).plus(settings.offsetFlushInterval()).plus(ENGINE_POLL.multipliedBy(3));
+    OutboxRelay relay = started(relay(settings));
+    OutboxEvent event = OutboxEvent.of("order", "o-1", "BeforeTheQuiet", "{}");
+    inTransaction(c -> Outbox.builder().build().append(c, event));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
+    }
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the event stamped published");
+
+    try (Database elsewhere = DevStack.shared().postgres().createDatabase()) {
+      long written = writeWal(elsewhere, 64 * MEGABYTE);
+      System.out.println("WAL held by the slot after the write: " + retainedWal(settings));
+      Await.until(
+          () -> slotColumn(settings, "confirmed_flush_lsn - '0/0'") >= written,
+          "the slot confirmed past the other database's WAL",
+          bound);
+      // PostgreSQL moves a slot's restart position only to a running-transactions record it
+      // decoded and the slot was then confirmed past; a checkpoint logs one at once instead of
+      // within 15 s. Every record older than the write is passed by now.
+      checkpoint();
+      Instant checkpointed = Instant.now();
+      Await.until(
+          () -> retainedWal(settings) < 16 * MEGABYTE, "the slot's retained WAL below 16 MB", bound);
+      System.out.println(
+          "retained WAL below 16 MB " + Duration.between(checkpointed, Instant.now()).toMillis()
+              + " ms after the checkpoint");
+    }
+    assertThat(relay.status().publishedEvents()).as("heartbeats are no events").isEqualTo(1);
+    assertThat(relay.lag().unpublishedRows()).isZero();
+  }
+
+  @Test
+  void aFailedRunReportsWhatFailedAndTheRootCause() throws Exception {
+    OutboxRelay relay =
+        started(
+            relay(settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent first = OutboxEvent.of("order", "o-1", "Stamped", "{}");
+    inTransaction(c -> outbox.append(c, first));
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the first event stamped published");
+
+    try (Connection connection = database.connect();
+        PreparedStatement terminate =
+            connection.prepareStatement(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    + " WHERE application_name = ? AND query LIKE 'UPDATE %published_at%'")) {
+      terminate.setString(1, relay.instanceName());
+      try (ResultSet terminated = terminate.executeQuery()) {
+        terminated.next();
+        assertThat(terminated.getInt(1)).as("the relay's marking session terminated").isEqualTo(1);
+      }
+    }
+    OutboxEvent second = OutboxEvent.of("order", "o-1", "NotStamped", "{}");
+    inTransaction(c -> outbox.append(c, second));
+
+    awaitTrue(() -> relay.state() == RelayState.FAILED, "the run failed");
+    assertThat(relay.status().lastError())
+        .hasValueSatisfying(
+            error ->
+                assertThat(error)
+                    .contains("marking 1 outbox rows published failed")
+                    .contains("PSQLException")
+                    .doesNotContainIgnoringCase("shutting down"));
+  }
+
+  /** Runs a checkpoint, which logs the running transactions. */
+  private void checkpoint() throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CHECKPOINT");
+    }
+  }
+
+  private long retainedWal(RelaySettings settings) {
+    return slotColumn(settings, "pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint");
+  }
+
+  /** Writes at least {@code bytes} of WAL in another database; returns where the WAL ends then. */
+  private long writeWal(Database elsewhere, long bytes) throws SQLException {
+    try (Connection connection = elsewhere.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE filler (payload text)");
+      long start = walInsertPosition(connection);
+      long end = start;
+      while (end - start < bytes) {
+        statement.execute(
+            "INSERT INTO filler SELECT repeat(md5(g::text), 32) FROM generate_series(1, 4000) g");
+        end = walInsertPosition(connection);
+      }
+      return end;
     }
   }
 
