@@ -63,6 +63,7 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
   private final RelaySettings settings;
+  private final RelayHeartbeat heartbeat;
   private final RelayListener listener;
   private final String instanceName = "iox-relay-" + UUID.randomUUID().toString().substring(0, 8);
   private final ExecutorService leaderThread;
@@ -83,6 +84,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   public OutboxRelay(RelaySettings settings, RelayListener listener) {
     this.settings = settings;
+    this.heartbeat = new RelayHeartbeat(settings);
     this.listener = listener;
     this.leaderThread = Executors.newSingleThreadExecutor(named("iox-relay-leader"));
     this.engineThread = Executors.newSingleThreadExecutor(named("iox-relay-engine"));
@@ -209,6 +211,11 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** Runs one engine until the relay closes (returns) or the run fails (throws). */
   private void runEngine(Connection lock) throws Exception {
+    List<String> heartbeatProblems = heartbeat.problems(lock);
+    if (!heartbeatProblems.isEmpty()) {
+      log.warn("the relay's heartbeat cannot move slot {} while the outbox is quiet, so the slot holds"
+          + " all WAL written meanwhile; fix: {}", settings.slotName(), heartbeatProblems);
+    }
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
         Connection marking = settings.markPublished() ? connect() : null) {
@@ -372,6 +379,9 @@ public final class OutboxRelay implements AutoCloseable {
     // Without this every record carries four __debezium.context.* headers nobody downstream reads.
     p.setProperty("extended.headers.enabled", "false");
     p.setProperty("heartbeat.interval.ms", String.valueOf(settings.heartbeatInterval().toMillis()));
+    // Without a write of its own the slot could not move past WAL of other databases (or, from
+    // PostgreSQL 15 on, other tables) while the outbox is quiet: see RelayHeartbeat.
+    p.setProperty("heartbeat.action.query", heartbeat.actionQuery());
     p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
     p.setProperty("offset.storage.jdbc.connection.url", settings.jdbcUrl());
     p.setProperty("offset.storage.jdbc.connection.user", settings.user());
