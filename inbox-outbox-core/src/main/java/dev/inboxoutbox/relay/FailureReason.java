@@ -24,6 +24,9 @@ final class FailureReason {
   private static final Pattern SECRET_SETTING =
       Pattern.compile("(?i)([\\w.-]*(?:password|secret|jaas\\.config)[\\w.-]*\\s*[=:]\\s*)[^,;}\\s]+");
 
+  /** PostgreSQL's messages can span lines ("Position: 8"); a reason stays on one. */
+  private static final Pattern LINE_BREAK = Pattern.compile("\\s*\\R\\s*");
+
   private FailureReason() {}
 
   static String of(Throwable failure, String password) {
@@ -67,6 +70,7 @@ final class FailureReason {
 
   private static String describe(Throwable t, String password) {
     String text = t.getClass().getSimpleName() + ": " + t.getMessage();
+    text = LINE_BREAK.matcher(text).replaceAll(" ");
     if (password != null && !password.isEmpty()) {
       text = text.replace(password, MASK);
     }

@@ -50,6 +50,12 @@ class FailureReasonTest {
   }
 
   @Test
+  void keepsAMessageOfSeveralLinesOnOne() {
+    assertThat(FailureReason.of(new IllegalStateException("FATAL: terminating\n  Position: 8"), ""))
+        .isEqualTo("IllegalStateException: FATAL: terminating Position: 8");
+  }
+
+  @Test
   void masksThePasswordAndSecretSettings() {
     Exception failure =
         new IllegalArgumentException(

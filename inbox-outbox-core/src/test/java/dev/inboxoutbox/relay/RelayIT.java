@@ -743,6 +743,48 @@ class RelayIT {
                     .doesNotContainIgnoringCase("shutting down"));
   }
 
+  @Test
+  void aRunEndedByADatabaseCrashReportsTheEngineFailureNotItsShutdown() throws Exception {
+    OutboxRelay relay =
+        started(
+            relay(settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent event = OutboxEvent.of("order", "o-1", "PublishedNotStamped", "{}");
+    ExecutorService locker = Executors.newSingleThreadExecutor();
+    try (Connection writing = database.connect();
+        Connection stamping = database.connect()) {
+      // Queued behind the writing transaction, this lock is granted the moment it commits, before
+      // the relay can stamp: the relay publishes the event and then waits on its UPDATE.
+      writing.setAutoCommit(false);
+      outbox.append(writing, event);
+      stamping.setAutoCommit(false);
+      Future<?> blocking = locker.submit(() -> {
+        try (Statement statement = stamping.createStatement()) {
+          statement.execute("LOCK TABLE outbox IN SHARE MODE");
+        }
+        return null;
+      });
+      awaitTrue(() -> lockRequestsWaiting() == 1, "the stamping lock queued");
+      writing.commit();
+      blocking.get(30, TimeUnit.SECONDS);
+      try (TopicReader reader = new TopicReader(topic("order"))) {
+        reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
+      }
+      terminateSessionsOf(relay); // every session of the relay ends, as in a server crash
+      awaitTrue(() -> relay.state() == RelayState.FAILED, "the run failed");
+      stamping.rollback();
+    } finally {
+      locker.shutdownNow();
+    }
+    System.out.println("after the crash: " + relay.status().lastError());
+    assertThat(relay.status().lastError())
+        .hasValueSatisfying(
+            error ->
+                assertThat(error)
+                    .contains("marking 1 outbox rows published failed")
+                    .doesNotContainIgnoringCase("shutting down"));
+  }
+
   /** Runs a checkpoint, which logs the running transactions. */
   private void checkpoint() throws SQLException {
     try (Connection connection = database.connect();
