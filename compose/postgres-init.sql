@@ -10,8 +10,9 @@ CREATE DATABASE payments OWNER payments_app;
 
 \connect orders
 -- Tables are created later by the service's migrations; default privileges reach them then.
--- (The relay needs SELECT on outbox, UPDATE of published_at, and its offsets table; a DBA can
--- narrow these to column level once the tables exist, see README "Least privilege".)
+-- (The relay needs SELECT on outbox, UPDATE of published_at, SELECT, INSERT, DELETE on its
+-- offsets table iox_relay_offsets and its heartbeat table iox_relay_heartbeat; a DBA can narrow
+-- these to exactly that once the tables exist, see README "Least privilege".)
 ALTER DEFAULT PRIVILEGES FOR ROLE orders_app IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO iox_relay;
 GRANT USAGE ON SCHEMA public TO iox_relay;
 

@@ -68,7 +68,7 @@ final class KafkaPublisher
       SourceRecord record = change.record();
       String eventId = eventId(record);
       if (eventId == null) {
-        continue; // heartbeats and other non-outbox records only move the offset
+        continue; // heartbeats carry no event id (the Event Router sets it): they only move the offset
       }
       eventIds.add(eventId);
       keys.add(record.key() == null ? null : record.key().toString());

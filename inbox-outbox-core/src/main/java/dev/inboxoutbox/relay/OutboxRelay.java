@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -62,6 +63,7 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
   private final RelaySettings settings;
+  private final RelayHeartbeat heartbeat;
   private final RelayListener listener;
   private final String instanceName = "iox-relay-" + UUID.randomUUID().toString().substring(0, 8);
   private final ExecutorService leaderThread;
@@ -82,6 +84,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   public OutboxRelay(RelaySettings settings, RelayListener listener) {
     this.settings = settings;
+    this.heartbeat = new RelayHeartbeat(settings);
     this.listener = listener;
     this.leaderThread = Executors.newSingleThreadExecutor(named("iox-relay-leader"));
     this.engineThread = Executors.newSingleThreadExecutor(named("iox-relay-engine"));
@@ -187,12 +190,16 @@ public final class OutboxRelay implements AutoCloseable {
             break;
           }
           restarts.incrementAndGet();
-          lastError.set(describe(e));
+          String reason = describe(e);
+          lastError.set(reason);
           enter(RelayState.FAILED);
           if (runStarted != null && Duration.between(runStarted, Instant.now()).compareTo(HEALTHY_RUN) > 0) {
             backoff = settings.restartBackoffMin();
           }
-          log.warn("relay run failed; restarting in {}: {}", backoff, describe(e));
+          log.warn("relay run failed; restarting in {}: {}", backoff, reason);
+          for (Throwable alsoFailed : e.getSuppressed()) {
+            log.info("while that run ended, also: {}", describe(alsoFailed));
+          }
           pause(backoff);
           backoff = min(backoff.multipliedBy(2), settings.restartBackoffMax());
         }
@@ -204,6 +211,11 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** Runs one engine until the relay closes (returns) or the run fails (throws). */
   private void runEngine(Connection lock) throws Exception {
+    List<String> heartbeatProblems = heartbeat.problems(lock);
+    if (!heartbeatProblems.isEmpty()) {
+      log.warn("the relay's heartbeat cannot move slot {} while the outbox is quiet, so the slot holds"
+          + " all WAL written meanwhile; fix: {}", settings.slotName(), heartbeatProblems);
+    }
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
         Connection marking = settings.markPublished() ? connect() : null) {
@@ -231,17 +243,28 @@ public final class OutboxRelay implements AutoCloseable {
                   })
               .build();
       engineThread.execute(engine);
+      Exception noticed = null;
       try {
-        awaitEngine(engine, engineDone, lock);
-      } finally {
-        stopEngine(engine, engineDone);
+        awaitEngine(engineDone, lock);
+      } catch (Exception e) {
+        noticed = e;
       }
+      Optional<Exception> stopFailure = stopEngine(engine, engineDone);
+      Optional<Exception> failure = firstFailure(engineDone, noticed);
+      if (failure.isEmpty()) {
+        stopFailure.ifPresent(e -> log.warn("the Debezium engine did not stop cleanly: {}", describe(e)));
+        return;
+      }
+      stopFailure.ifPresent(failure.get()::addSuppressed);
+      throw failure.get();
     }
   }
 
-  private void awaitEngine(
-      DebeziumEngine<?> engine, CompletableFuture<Void> engineDone, Connection lock)
-      throws Exception {
+  /**
+   * Returns when the relay closes or the engine failed (its failure is in {@code engineDone});
+   * throws when the leader lost its lock session or the engine stopped although nobody asked it to.
+   */
+  private void awaitEngine(CompletableFuture<Void> engineDone, Connection lock) throws Exception {
     long checkMillis = settings.leadershipCheckInterval().toMillis();
     while (true) {
       try {
@@ -250,8 +273,8 @@ public final class OutboxRelay implements AutoCloseable {
           return;
         }
         throw new RelayException("the Debezium engine stopped without being asked to");
-      } catch (ExecutionException e) {
-        throw new RelayException("the Debezium engine failed: " + describe(e.getCause()));
+      } catch (ExecutionException engineFailed) {
+        return;
       } catch (TimeoutException stillRunning) {
         if (closing) {
           return;
@@ -263,18 +286,58 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
-  private void stopEngine(DebeziumEngine<?> engine, CompletableFuture<Void> engineDone) {
-    if (engineDone.isDone()) {
-      return;
+  /**
+   * The engine's own failure comes first when there is one: after a database crash the relay can
+   * notice its lost lock session while the engine is still stopping on the failure that ended the
+   * run (a batch it could not mark published, say). What the relay noticed is then suppressed.
+   */
+  private static Optional<Exception> firstFailure(
+      CompletableFuture<Void> engineDone, Exception noticed) {
+    Throwable engineFailure = engineDone.handle((ok, error) -> error).getNow(null);
+    if (engineFailure == null) {
+      return Optional.ofNullable(noticed);
     }
+    Exception failure =
+        engineFailure instanceof Exception e
+            ? e
+            : new RelayException("the Debezium engine failed", engineFailure);
+    if (noticed != null) {
+      failure.addSuppressed(noticed);
+    }
+    return Optional.of(failure);
+  }
+
+  /**
+   * Stops the engine unless it stopped already, and waits for it; returns what went wrong while
+   * stopping, which never replaces the failure that ended the run.
+   */
+  private Optional<Exception> stopEngine(
+      DebeziumEngine<?> engine, CompletableFuture<Void> engineDone) {
+    if (engineDone.isDone()) {
+      return Optional.empty();
+    }
+    List<Exception> stopFailures = new ArrayList<>();
     try {
       engine.close();
+    } catch (IOException | RuntimeException e) {
+      // "Engine is already being shutting down": it is stopping on its own failure, which its
+      // completion callback reports once it has stopped.
+      stopFailures.add(e);
+    }
+    try {
       engineDone.handle((ok, error) -> null).get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (IOException | ExecutionException | TimeoutException e) {
-      log.warn("the Debezium engine did not stop cleanly", e);
+    } catch (ExecutionException | TimeoutException e) {
+      stopFailures.add(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      stopFailures.add(e);
     }
+    if (stopFailures.isEmpty()) {
+      return Optional.empty();
+    }
+    Exception first = stopFailures.get(0);
+    stopFailures.subList(1, stopFailures.size()).forEach(first::addSuppressed);
+    return Optional.of(first);
   }
 
   private void acknowledged(List<PublishedEvent> events) {
@@ -316,6 +379,9 @@ public final class OutboxRelay implements AutoCloseable {
     // Without this every record carries four __debezium.context.* headers nobody downstream reads.
     p.setProperty("extended.headers.enabled", "false");
     p.setProperty("heartbeat.interval.ms", String.valueOf(settings.heartbeatInterval().toMillis()));
+    // Without a write of its own the slot could not move past WAL of other databases (or, from
+    // PostgreSQL 15 on, other tables) while the outbox is quiet: see RelayHeartbeat.
+    p.setProperty("heartbeat.action.query", heartbeat.actionQuery());
     p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
     p.setProperty("offset.storage.jdbc.connection.url", settings.jdbcUrl());
     p.setProperty("offset.storage.jdbc.connection.user", settings.user());
@@ -381,17 +447,9 @@ public final class OutboxRelay implements AutoCloseable {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  /**
-   * A short reason: Debezium's own messages can quote the whole engine configuration, credentials
-   * included, which must not end up in the status or our logs.
-   */
-  private static String describe(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String reason = root.getClass().getSimpleName() + ": " + root.getMessage();
-    return reason.length() > 300 ? reason.substring(0, 300) + "..." : reason;
+  /** One line naming what failed and its root cause, credentials masked. */
+  private String describe(Throwable e) {
+    return FailureReason.of(e, settings.password());
   }
 
   private static java.util.concurrent.ThreadFactory named(String name) {

@@ -267,7 +267,11 @@ public final class RelaySettings {
       return this;
     }
 
-    /** Lets the slot advance while the outbox is quiet but other tables are busy. Default 10 s. */
+    /**
+     * How often the engine emits a heartbeat and writes a row to {@code iox_relay_heartbeat}; while
+     * the outbox is quiet the slot is confirmed past WAL written by other databases and tables
+     * within two intervals, so this bounds the WAL the slot holds. Default 10 s.
+     */
     public Builder heartbeatInterval(Duration heartbeatInterval) {
       this.heartbeatInterval = heartbeatInterval;
       return this;

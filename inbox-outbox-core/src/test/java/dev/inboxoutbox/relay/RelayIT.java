@@ -49,6 +49,16 @@ import org.postgresql.replication.PGReplicationStream;
 class RelayIT {
 
   private static final Duration PATIENCE = Duration.ofSeconds(60);
+  private static final long MEGABYTE = 1024 * 1024;
+  private static final String COMMIT_OFFSET = "\"messageType\":\"COMMIT\"";
+  /**
+   * Longer than Debezium's 500 ms poll, so that a heartbeat falls due while the stream is quiet,
+   * at the last commit, rather than at the next change, which is often the relay's own heartbeat
+   * row.
+   */
+  private static final Duration HEARTBEAT_AT_COMMITS = Duration.ofSeconds(1);
+  /** Debezium's default poll.interval.ms: how long a change can wait before the relay sees it. */
+  private static final Duration ENGINE_POLL = Duration.ofMillis(500);
 
   private Database database;
   private String topicPrefix;
@@ -225,6 +235,7 @@ class RelayIT {
       statement.execute("GRANT USAGE ON SCHEMA public TO " + role);
       statement.execute("GRANT SELECT, UPDATE (published_at) ON outbox TO " + role);
       statement.execute("GRANT SELECT, INSERT, DELETE ON iox_relay_offsets TO " + role);
+      statement.execute("GRANT SELECT, INSERT, DELETE ON iox_relay_heartbeat TO " + role);
       try (ResultSet publication =
           statement.executeQuery("SELECT count(*) FROM pg_publication WHERE pubname = 'iox_outbox'")) {
         publication.next();
@@ -232,7 +243,9 @@ class RelayIT {
       }
     }
     cleanup.add(() -> dropRoleLater(role));
-    OutboxRelay relay = started(relay(settings().user(role).password("relay").build()));
+    RelaySettings settings =
+        settings().user(role).password("relay").heartbeatInterval(Duration.ofMillis(200)).build();
+    OutboxRelay relay = started(relay(settings));
 
     OutboxEvent event = OutboxEvent.of("order", "o-7", "OrderPlaced", "{}");
     inTransaction(c -> Outbox.builder().build().append(c, event));
@@ -240,6 +253,7 @@ class RelayIT {
       reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
     }
     awaitTrue(() -> relay.lag().unpublishedRows() == 0, "row stamped by the least-privilege role");
+    awaitTrue(() -> heartbeatsOf(settings) == 1, "one heartbeat row kept for the slot");
   }
 
   @Test
@@ -332,7 +346,7 @@ class RelayIT {
     // chaos run (seed 633318) lost a whole payment-webhooks batch this way: the leader lagged, so
     // the long transaction committed before the leader stored the heartbeat's position; it then
     // published the batch and was killed before its offsets moved past it.
-    RelaySettings settings = settings().heartbeatInterval(Duration.ofMillis(100)).build();
+    RelaySettings settings = settings().heartbeatInterval(HEARTBEAT_AT_COMMITS).build();
     Outbox outbox = Outbox.builder().build();
     String heartbeatOffset = heartbeatOffsetOfAStoppedRelay(settings, outbox);
 
@@ -377,7 +391,7 @@ class RelayIT {
     // running-transactions record follows that commit, PostgreSQL moves the slot's restart
     // position there. Had the stored position been earlier than the confirmed one, every
     // following leader would fail to start, and nothing would be published again (a ChaosIT run).
-    RelaySettings settings = settings().heartbeatInterval(Duration.ofMillis(100)).build();
+    RelaySettings settings = settings().heartbeatInterval(HEARTBEAT_AT_COMMITS).build();
     Outbox outbox = Outbox.builder().build();
     String heartbeatOffset = heartbeatOffsetOfAStoppedRelay(settings, outbox);
     awaitTrue(() -> !slotActive(settings), "the leader's replication connection closed");
@@ -414,7 +428,7 @@ class RelayIT {
     }
   }
 
-  /** Runs a relay until its last stored offset is a heartbeat's, then stops it. */
+  /** Runs a relay until its last stored offset is a heartbeat's at a commit, then stops it. */
   private String heartbeatOffsetOfAStoppedRelay(RelaySettings settings, Outbox outbox)
       throws Exception {
     try (Connection connection = database.connect();
@@ -427,11 +441,22 @@ class RelayIT {
     try (TopicReader reader = new TopicReader(topic("order"))) {
       reader.readUntil(seen -> distinctIds(seen).contains(warmUp.id().toString()), PATIENCE);
     }
-    Thread.sleep(1_000); // ten heartbeat intervals: the last offset stored is a heartbeat's
-    relay.close();
-    String heartbeatOffset = storedOffset();
-    assertThat(heartbeatOffset).contains("\"messageType\":\"COMMIT\"");
+    String heartbeatOffset = storedOffsetAfterHeartbeatsOf(relay);
+    // Debezium also emits a due heartbeat at a change it filters out, such as the relay's own
+    // heartbeat row; when the relay stopped right after one, its position is that row's: run
+    // the relay again.
+    for (int run = 1; run < 5 && !heartbeatOffset.contains(COMMIT_OFFSET); run++) {
+      heartbeatOffset = storedOffsetAfterHeartbeatsOf(started(relay(settings)));
+    }
+    assertThat(heartbeatOffset).contains(COMMIT_OFFSET);
     return heartbeatOffset;
+  }
+
+  private String storedOffsetAfterHeartbeatsOf(OutboxRelay relay) throws InterruptedException {
+    // Three heartbeat intervals: the last offset stored is a heartbeat's.
+    Thread.sleep(HEARTBEAT_AT_COMMITS.multipliedBy(3).toMillis());
+    relay.close();
+    return storedOffset();
   }
 
   /**
@@ -638,6 +663,171 @@ class RelayIT {
     }
   }
 
+  @Test
+  void aQuietOutboxLetsTheSlotReleaseWalWrittenToAnotherDatabase() throws Exception {
+    // WAL is shared by every database of the server, but a slot decodes only its own (and from
+    // PostgreSQL 15 on, pgoutput sends nothing for a transaction outside the publication, such as
+    // the relay's own offset writes): with the outbox quiet, nothing reaches the relay that could
+    // move the slot past the other database's writes, unless its heartbeat writes a published row.
+    Duration heartbeat = Duration.ofSeconds(2);
+    RelaySettings settings = settings().heartbeatInterval(heartbeat).build();
+    // A heartbeat carries the position of the last commit the engine saw, and the heartbeat's own
+    // write commits right after it: the slot is confirmed past WAL written elsewhere one interval
+    // after the next heartbeat. The engine looks for changes and heartbeats every ENGINE_POLL.
+    Duration bound =
+        heartbeat
+            .multipliedBy(2)
+            .plus(settings.offsetFlushInterval())
+            .plus(ENGINE_POLL.multipliedBy(3));
+    OutboxRelay relay = started(relay(settings));
+    OutboxEvent event = OutboxEvent.of("order", "o-1", "BeforeTheQuiet", "{}");
+    inTransaction(c -> Outbox.builder().build().append(c, event));
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
+    }
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the event stamped published");
+
+    try (Database elsewhere = DevStack.shared().postgres().createDatabase()) {
+      long written = writeWal(elsewhere, 64 * MEGABYTE);
+      System.out.println("WAL held by the slot after the write: " + retainedWal(settings));
+      Await.until(
+          () -> slotColumn(settings, "confirmed_flush_lsn - '0/0'") >= written,
+          "the slot confirmed past the other database's WAL",
+          bound);
+      // PostgreSQL moves a slot's restart position only to a running-transactions record it
+      // decoded and the slot was then confirmed past; a checkpoint logs one at once instead of
+      // within 15 s. Every record older than the write is passed by now.
+      checkpoint();
+      Instant checkpointed = Instant.now();
+      Await.until(
+          () -> retainedWal(settings) < 16 * MEGABYTE, "the slot's retained WAL below 16 MB", bound);
+      System.out.println(
+          "retained WAL below 16 MB " + Duration.between(checkpointed, Instant.now()).toMillis()
+              + " ms after the checkpoint");
+    }
+    assertThat(relay.status().publishedEvents()).as("heartbeats are no events").isEqualTo(1);
+    assertThat(relay.lag().unpublishedRows()).isZero();
+  }
+
+  @Test
+  void aFailedRunReportsWhatFailedAndTheRootCause() throws Exception {
+    OutboxRelay relay =
+        started(
+            relay(settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent first = OutboxEvent.of("order", "o-1", "Stamped", "{}");
+    inTransaction(c -> outbox.append(c, first));
+    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the first event stamped published");
+
+    try (Connection connection = database.connect();
+        PreparedStatement terminate =
+            connection.prepareStatement(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    + " WHERE application_name = ? AND query LIKE 'UPDATE %published_at%'")) {
+      terminate.setString(1, relay.instanceName());
+      try (ResultSet terminated = terminate.executeQuery()) {
+        terminated.next();
+        assertThat(terminated.getInt(1)).as("the relay's marking session terminated").isEqualTo(1);
+      }
+    }
+    OutboxEvent second = OutboxEvent.of("order", "o-1", "NotStamped", "{}");
+    inTransaction(c -> outbox.append(c, second));
+
+    awaitTrue(() -> relay.state() == RelayState.FAILED, "the run failed");
+    assertThat(relay.status().lastError())
+        .hasValueSatisfying(
+            error ->
+                assertThat(error)
+                    .contains("marking 1 outbox rows published failed")
+                    .contains("PSQLException")
+                    .doesNotContainIgnoringCase("shutting down"));
+  }
+
+  @Test
+  void aRunEndedByADatabaseCrashReportsTheEngineFailureNotItsShutdown() throws Exception {
+    OutboxRelay relay =
+        started(
+            relay(settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
+    Outbox outbox = Outbox.builder().build();
+    OutboxEvent event = OutboxEvent.of("order", "o-1", "PublishedNotStamped", "{}");
+    ExecutorService locker = Executors.newSingleThreadExecutor();
+    try (Connection writing = database.connect();
+        Connection stamping = database.connect()) {
+      // Queued behind the writing transaction, this lock is granted the moment it commits, before
+      // the relay can stamp: the relay publishes the event and then waits on its UPDATE.
+      writing.setAutoCommit(false);
+      outbox.append(writing, event);
+      stamping.setAutoCommit(false);
+      Future<?> blocking = locker.submit(() -> {
+        try (Statement statement = stamping.createStatement()) {
+          statement.execute("LOCK TABLE outbox IN SHARE MODE");
+        }
+        return null;
+      });
+      awaitTrue(() -> lockRequestsWaiting() == 1, "the stamping lock queued");
+      writing.commit();
+      blocking.get(30, TimeUnit.SECONDS);
+      try (TopicReader reader = new TopicReader(topic("order"))) {
+        reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
+      }
+      terminateSessionsOf(relay); // every session of the relay ends, as in a server crash
+      awaitTrue(() -> relay.state() == RelayState.FAILED, "the run failed");
+      stamping.rollback();
+    } finally {
+      locker.shutdownNow();
+    }
+    System.out.println("after the crash: " + relay.status().lastError());
+    assertThat(relay.status().lastError())
+        .hasValueSatisfying(
+            error ->
+                assertThat(error)
+                    .contains("marking 1 outbox rows published failed")
+                    .doesNotContainIgnoringCase("shutting down"));
+  }
+
+  /** Runs a checkpoint, which logs the running transactions. */
+  private void checkpoint() throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CHECKPOINT");
+    }
+  }
+
+  private int heartbeatsOf(RelaySettings settings) {
+    try (Connection connection = database.connect();
+        PreparedStatement query =
+            connection.prepareStatement(
+                "SELECT count(*) FROM iox_relay_heartbeat WHERE slot_name = ?")) {
+      query.setString(1, settings.slotName());
+      try (ResultSet row = query.executeQuery()) {
+        row.next();
+        return row.getInt(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private long retainedWal(RelaySettings settings) {
+    return slotColumn(settings, "pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint");
+  }
+
+  /** Writes at least {@code bytes} of WAL in another database; returns where the WAL ends then. */
+  private long writeWal(Database elsewhere, long bytes) throws SQLException {
+    try (Connection connection = elsewhere.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE filler (payload text)");
+      long start = walInsertPosition(connection);
+      long end = start;
+      while (end - start < bytes) {
+        statement.execute(
+            "INSERT INTO filler SELECT repeat(md5(g::text), 32) FROM generate_series(1, 4000) g");
+        end = walInsertPosition(connection);
+      }
+      return end;
+    }
+  }
+
   private RelaySettings.Builder settings() {
     return RelaySettings.builder()
         .jdbcUrl(database.jdbcUrl())
@@ -704,7 +894,7 @@ class RelayIT {
     // The database owns the grants; it is dropped after this runs, so only try.
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
-      statement.execute("REVOKE ALL ON outbox, iox_relay_offsets FROM " + role);
+      statement.execute("REVOKE ALL ON outbox, iox_relay_offsets, iox_relay_heartbeat FROM " + role);
       statement.execute("REVOKE ALL ON SCHEMA public FROM " + role);
       statement.execute("DROP ROLE " + role);
     } catch (SQLException e) {

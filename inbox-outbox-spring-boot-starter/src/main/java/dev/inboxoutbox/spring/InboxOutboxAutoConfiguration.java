@@ -119,6 +119,7 @@ public class InboxOutboxAutoConfiguration {
             .outboxTable(relay.getOutboxTable())
             .topicReplacement(relay.getTopicReplacement())
             .offsetFlushInterval(relay.getOffsetFlushInterval())
+            .heartbeatInterval(relay.getHeartbeatInterval())
             .standbyPollInterval(relay.getStandbyPollInterval())
             .restartBackoff(relay.getRestartBackoffMin(), relay.getRestartBackoffMax())
             .markPublished(true);

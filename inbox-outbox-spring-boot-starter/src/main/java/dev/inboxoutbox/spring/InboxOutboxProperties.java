@@ -302,6 +302,11 @@ public class InboxOutboxProperties {
     private String topicReplacement = "outbox.event.${routedByValue}";
     /** How often acknowledged offsets are stored. */
     private Duration offsetFlushInterval = Duration.ofSeconds(1);
+    /**
+     * How often the relay's heartbeat writes iox_relay_heartbeat; while the outbox is quiet the slot
+     * is confirmed past WAL written elsewhere within two intervals.
+     */
+    private Duration heartbeatInterval = Duration.ofSeconds(10);
     /** How often a standby tries to take leadership. */
     private Duration standbyPollInterval = Duration.ofMillis(500);
     /** First pause before restarting a failed run (doubles). */
@@ -379,6 +384,14 @@ public class InboxOutboxProperties {
 
     public void setOffsetFlushInterval(Duration offsetFlushInterval) {
       this.offsetFlushInterval = offsetFlushInterval;
+    }
+
+    public Duration getHeartbeatInterval() {
+      return heartbeatInterval;
+    }
+
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+      this.heartbeatInterval = heartbeatInterval;
     }
 
     public Duration getStandbyPollInterval() {

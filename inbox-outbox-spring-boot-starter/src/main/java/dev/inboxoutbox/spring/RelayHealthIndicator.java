@@ -8,7 +8,7 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * UP while the relay runs or stands by (a standby is healthy: another instance leads), DOWN when
  * its last run failed, OUT_OF_SERVICE once stopped. Details: state, events published, last event,
- * restarts, last error.
+ * restarts, last error (what failed and its root cause).
  */
 public final class RelayHealthIndicator extends AbstractHealthIndicator {
 

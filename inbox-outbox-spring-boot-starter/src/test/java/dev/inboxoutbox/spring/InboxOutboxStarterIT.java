@@ -248,6 +248,7 @@ class InboxOutboxStarterIT {
       String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
       assertThat(json)
           .contains("\"inbox-outbox.relay.enabled\"")
+          .contains("\"inbox-outbox.relay.heartbeat-interval\"")
           .contains("\"inbox-outbox.consumer.too-old-policy\"")
           .contains("\"inbox-outbox.retention.batch-size\"")
           .contains("\"inbox-outbox.inbox.key-ttl\"")
