@@ -7,6 +7,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Live counters of one consumer; read them with {@link #snapshot()} or bind them to metrics.
  * {@code records} counts records whose processing finished (applied, absorbed or dead-lettered).
+ * {@code transactionSuspensions} counts the times a handler suspended the batch transaction (an
+ * inner REQUIRES_NEW or NOT_SUPPORTED transaction, as far as the transaction runner can tell): its
+ * writes meanwhile escaped the batch.
  */
 public final class ConsumerStats {
 
@@ -20,6 +23,7 @@ public final class ConsumerStats {
   private final AtomicLong tooOldApplied = new AtomicLong();
   private final AtomicLong eventsEmitted = new AtomicLong();
   private final AtomicLong handlerNanos = new AtomicLong();
+  private final AtomicLong transactionSuspensions = new AtomicLong();
   private final Map<DeadLetterReason, AtomicLong> deadLetters = new EnumMap<>(DeadLetterReason.class);
 
   public ConsumerStats() {
@@ -40,6 +44,7 @@ public final class ConsumerStats {
       long tooOldApplied,
       long eventsEmitted,
       long handlerNanos,
+      long transactionSuspensions,
       Map<DeadLetterReason, Long> deadLetters) {
 
     public long deadLettered() {
@@ -53,7 +58,7 @@ public final class ConsumerStats {
     return new Snapshot(
         records.get(), applied.get(), duplicates.get(), rejections.get(), batches.get(),
         batchFallbacks.get(), transientFailures.get(), tooOldApplied.get(), eventsEmitted.get(),
-        handlerNanos.get(), Map.copyOf(dead));
+        handlerNanos.get(), transactionSuspensions.get(), Map.copyOf(dead));
   }
 
   public long deadLetters(DeadLetterReason reason) {
@@ -91,6 +96,10 @@ public final class ConsumerStats {
 
   void tooOldApplied() {
     tooOldApplied.incrementAndGet();
+  }
+
+  void transactionSuspended() {
+    transactionSuspensions.incrementAndGet();
   }
 
   void deadLettered(DeadLetterReason reason) {
