@@ -86,6 +86,21 @@ class SpringTransactionIT {
       insert(key);
     }
 
+    @Transactional(propagation = Propagation.MANDATORY)
+    public void recordInMandatoryTransaction(String key) {
+      insert(key);
+    }
+
+    @Transactional(propagation = Propagation.SUPPORTS)
+    public void recordInAnyTransaction(String key) {
+      insert(key);
+    }
+
+    @Transactional(propagation = Propagation.NOT_SUPPORTED)
+    public void recordWithoutTransaction(String key) {
+      insert(key);
+    }
+
     private void insert(String key) {
       jdbc.sql("INSERT INTO audit (idempotency_key) VALUES (?)").param(key).update();
     }
@@ -174,6 +189,31 @@ class SpringTransactionIT {
             return Outcome.success();
           },
           topic("nested"));
+    }
+
+    @Bean
+    IdempotentConsumerDefinition joiningWrites(AuditLog audit) {
+      return IdempotentConsumerDefinition.of(
+          "tx-joining",
+          (message, context) -> {
+            audit.recordInMandatoryTransaction(message.idempotencyKey().value());
+            audit.recordInAnyTransaction(message.idempotencyKey().value());
+            failWhenAsked(message);
+            return Outcome.success();
+          },
+          topic("joining"));
+    }
+
+    @Bean
+    IdempotentConsumerDefinition notSupportedWrites(AuditLog audit) {
+      return IdempotentConsumerDefinition.of(
+          "tx-not-supported",
+          (message, context) -> {
+            audit.recordWithoutTransaction(message.idempotencyKey().value());
+            failWhenAsked(message);
+            return Outcome.success();
+          },
+          topic("not-supported"));
     }
 
     private static void failWhenAsked(IncomingMessage message) {
@@ -298,6 +338,31 @@ class SpringTransactionIT {
         .isZero();
     assertThat(claims("tx-nested", "nested-fail")).isZero();
     assertThat(stats("tx-nested").snapshot().transactionSuspensions()).isZero();
+  }
+
+  @Test
+  void mandatoryAndSupportsWritesJoinTheBatchTransaction() {
+    send("joining", "joined-ok", "{\"n\":1}");
+    send("joining", "joined-fail", "{\"fail\":true}");
+
+    awaitDeadLetter("tx-joining");
+
+    assertThat(count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "joined-fail")).isZero();
+    assertThat(count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "joined-ok"))
+        .as("one MANDATORY and one SUPPORTS row, committed once with the claim")
+        .isEqualTo(2);
+    assertThat(stats("tx-joining").snapshot().transactionSuspensions()).isZero();
+  }
+
+  @Test
+  void aNotSupportedWriteEscapesTheRollbackAndIsCounted() {
+    send("not-supported", "outside-fail", "{\"fail\":true}");
+
+    awaitDeadLetter("tx-not-supported");
+
+    int escaped = count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "outside-fail");
+    assertThat(escaped).as("NOT_SUPPORTED writes on a connection of its own").isPositive();
+    assertThat(stats("tx-not-supported").snapshot().transactionSuspensions()).isEqualTo(escaped);
   }
 
   private static void awaitDeadLetter(String operation) {
