@@ -13,7 +13,6 @@ import dev.inboxoutbox.inbox.Scope;
 import dev.inboxoutbox.outbox.Outbox;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -50,7 +50,7 @@ public final class BatchProcessor {
 
   private static final Logger log = LoggerFactory.getLogger(BatchProcessor.class);
 
-  private final DataSource dataSource;
+  private final TransactionRunner transactions;
   private final Inbox inbox;
   private final Outbox outbox;
   private final ConsumerSettings settings;
@@ -60,7 +60,7 @@ public final class BatchProcessor {
   private final CrashInjector crashInjector;
 
   private BatchProcessor(Builder b) {
-    this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource");
+    this.transactions = transactionsOf(b);
     this.settings = Objects.requireNonNull(b.settings, "settings");
     this.handler = Objects.requireNonNull(b.handler, "handler");
     this.inbox = b.inbox;
@@ -78,6 +78,17 @@ public final class BatchProcessor {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  private static TransactionRunner transactionsOf(Builder b) {
+    if (b.transactions != null && b.dataSource != null) {
+      throw new IllegalStateException(
+          "set either a data source or a transaction runner: the runner already knows its connections");
+    }
+    if (b.dataSource != null) {
+      return TransactionRunner.fromDataSource(b.dataSource);
+    }
+    return Objects.requireNonNull(b.transactions, "transactions (or a dataSource)");
   }
 
   public ConsumerStats stats() {
@@ -168,51 +179,50 @@ public final class BatchProcessor {
     }
     List<DeadLetters.Entry> conflicts = new ArrayList<>();
     List<Applied> applied = new ArrayList<>();
-    Connection connection = null;
     try {
-      connection = dataSource.getConnection();
-      connection.setAutoCommit(false);
-      List<ClaimResult> claims = claim(connection, batch);
-      List<Inbox.Completion> completions = new ArrayList<>();
-      for (int i = 0; i < batch.size(); i++) {
-        Prepared prepared = batch.get(i);
-        ClaimResult claim = claims.get(i);
-        if (claim instanceof ClaimResult.Duplicate) {
-          applied.add(new Applied(null, 0, 0, true));
-        } else if (claim instanceof ClaimResult.Conflict conflict) {
-          conflicts.add(
-              new DeadLetters.Entry(
-                  prepared.record,
-                  DeadLetterReason.CONFLICT,
-                  "idempotency key already used for another payload (stored request hash "
-                      + conflict.original().requestHash().hex() + ", this one "
-                      + prepared.request.requestHash().hex() + ")",
-                  prepared.message.idempotencyKey().value()));
-        } else {
-          HandlerContext context = new HandlerContext(connection, outbox, prepared.message);
-          long started = System.nanoTime();
-          Outcome outcome = runHandler(prepared, context);
-          applied.add(new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
-          if (claim instanceof ClaimResult.New fresh) {
-            completions.add(new Inbox.Completion(fresh, outcome));
+      transactions.inTransaction(connection -> {
+        AtomicReference<IncomingMessage> inHandler = new AtomicReference<>();
+        transactions.onSuspend(() -> suspendedDuring(inHandler.get()));
+        List<ClaimResult> claims = claim(connection, batch);
+        List<Inbox.Completion> completions = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+          Prepared prepared = batch.get(i);
+          ClaimResult claim = claims.get(i);
+          if (claim instanceof ClaimResult.Duplicate) {
+            applied.add(new Applied(null, 0, 0, true));
+          } else if (claim instanceof ClaimResult.Conflict conflict) {
+            conflicts.add(
+                new DeadLetters.Entry(
+                    prepared.record,
+                    DeadLetterReason.CONFLICT,
+                    "idempotency key already used for another payload (stored request hash "
+                        + conflict.original().requestHash().hex() + ", this one "
+                        + prepared.request.requestHash().hex() + ")",
+                    prepared.message.idempotencyKey().value()));
+          } else {
+            HandlerContext context = new HandlerContext(connection, outbox, prepared.message);
+            long started = System.nanoTime();
+            inHandler.set(prepared.message);
+            Outcome outcome = runHandler(prepared, context);
+            inHandler.set(null);
+            applied.add(new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
+            if (claim instanceof ClaimResult.New fresh) {
+              completions.add(new Inbox.Completion(fresh, outcome));
+            }
           }
         }
-      }
-      if (!completions.isEmpty() && settings.dedupEnabled()) {
-        inbox.completeAll(connection, completions);
-      }
-      connection.commit();
+        if (!completions.isEmpty() && settings.dedupEnabled()) {
+          inbox.completeAll(connection, completions);
+        }
+        return null;
+      });
     } catch (RecordFailedException e) {
-      rollback(connection);
       throw e;
     } catch (Exception e) {
-      rollback(connection);
       if (Transience.isTransient(e)) {
         throw new DatabaseUnavailableException(e);
       }
       throw new RecordFailedException(DeadLetterReason.HANDLER_ERROR, describe(e));
-    } finally {
-      close(connection);
     }
     for (Applied done : applied) {
       if (done.duplicate) {
@@ -222,6 +232,27 @@ public final class BatchProcessor {
       }
     }
     return conflicts;
+  }
+
+  /**
+   * An inner transaction (REQUIRES_NEW, NOT_SUPPORTED) suspended the batch's: what the handler
+   * writes until it resumes commits on its own, so a rollback of the batch no longer undoes it.
+   */
+  private void suspendedDuring(IncomingMessage message) {
+    stats.transactionSuspended();
+    if (message == null) {
+      log.warn("{}: the batch transaction was suspended outside a handler", settings.operation());
+      return;
+    }
+    log.warn(
+        "{}: the handler suspended the batch transaction while applying {}-{}@{} (key {}); what it"
+            + " writes in the inner transaction (REQUIRES_NEW, NOT_SUPPORTED) commits on its own,"
+            + " outside the exactly-once guarantee",
+        settings.operation(),
+        message.topic(),
+        message.partition(),
+        message.offset(),
+        message.idempotencyKey().value());
   }
 
   private List<ClaimResult> claim(Connection connection, List<Prepared> batch) {
@@ -341,28 +372,6 @@ public final class BatchProcessor {
     return e.getClass().getSimpleName() + ": " + e.getMessage();
   }
 
-  private static void rollback(Connection connection) {
-    if (connection == null) {
-      return;
-    }
-    try {
-      connection.rollback();
-    } catch (SQLException e) {
-      log.debug("rollback failed; the connection is closed next", e);
-    }
-  }
-
-  private static void close(Connection connection) {
-    if (connection == null) {
-      return;
-    }
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      log.debug("closing the connection failed", e);
-    }
-  }
-
   private record Prepared(
       ConsumerRecord<String, byte[]> record,
       IncomingMessage message,
@@ -396,9 +405,13 @@ public final class BatchProcessor {
     }
   }
 
-  /** Builds a {@link BatchProcessor}; data source, settings, handler and dead-letter producer are required. */
+  /**
+   * Builds a {@link BatchProcessor}; transactions (or a data source), settings, handler and
+   * dead-letter producer are required.
+   */
   public static final class Builder {
     private DataSource dataSource;
+    private TransactionRunner transactions;
     private ConsumerSettings settings;
     private MessageHandler handler;
     private Producer<String, byte[]> deadLetterProducer;
@@ -409,8 +422,18 @@ public final class BatchProcessor {
 
     private Builder() {}
 
+    /** Shortcut for {@code transactions(TransactionRunner.fromDataSource(dataSource))}. */
     public Builder dataSource(DataSource dataSource) {
       this.dataSource = dataSource;
+      return this;
+    }
+
+    /**
+     * Where each batch's transaction and its connection come from. No default: set this or {@link
+     * #dataSource}.
+     */
+    public Builder transactions(TransactionRunner transactions) {
+      this.transactions = transactions;
       return this;
     }
 

@@ -19,6 +19,10 @@ import org.apache.kafka.common.TopicPartition;
  * <p>{@link #failure()} is the retry state: partitions whose batch failed and has not been done
  * since. It is kept per partition, so one partition that keeps failing is not hidden by others
  * that succeed (several listener threads share these stats).
+ *
+ * <p>{@code transactionSuspensions} counts the times a handler suspended the batch transaction (an
+ * inner REQUIRES_NEW or NOT_SUPPORTED transaction, as far as the transaction runner can tell): its
+ * writes meanwhile escaped the batch.
  */
 public final class ConsumerStats {
 
@@ -34,6 +38,7 @@ public final class ConsumerStats {
   private final AtomicLong handlerNanos = new AtomicLong();
   private final AtomicLong deadLetterFailures = new AtomicLong();
   private final AtomicLong deadLettersWithoutValue = new AtomicLong();
+  private final AtomicLong transactionSuspensions = new AtomicLong();
   private final Map<DeadLetterReason, AtomicLong> deadLetters = new EnumMap<>(DeadLetterReason.class);
   private final Map<TopicPartition, PartitionFailure> failing = new ConcurrentHashMap<>();
 
@@ -55,6 +60,7 @@ public final class ConsumerStats {
       long tooOldApplied,
       long eventsEmitted,
       long handlerNanos,
+      long transactionSuspensions,
       Map<DeadLetterReason, Long> deadLetters,
       long deadLetterFailures,
       long deadLettersWithoutValue) {
@@ -70,7 +76,8 @@ public final class ConsumerStats {
     return new Snapshot(
         records.get(), applied.get(), duplicates.get(), rejections.get(), batches.get(),
         batchFallbacks.get(), transientFailures.get(), tooOldApplied.get(), eventsEmitted.get(),
-        handlerNanos.get(), Map.copyOf(dead), deadLetterFailures.get(), deadLettersWithoutValue.get());
+        handlerNanos.get(), transactionSuspensions.get(), Map.copyOf(dead), deadLetterFailures.get(),
+        deadLettersWithoutValue.get());
   }
 
   /**
@@ -180,6 +187,10 @@ public final class ConsumerStats {
 
   void tooOldApplied() {
     tooOldApplied.incrementAndGet();
+  }
+
+  void transactionSuspended() {
+    transactionSuspensions.incrementAndGet();
   }
 
   void deadLettered(DeadLetterReason reason) {

@@ -19,7 +19,11 @@ public final class HandlerContext {
     this.message = message;
   }
 
-  /** The open transaction; do not commit, roll back or close it. */
+  /**
+   * The connection of the batch's open transaction, as the {@link TransactionRunner} handed it over
+   * (in the Spring Boot starter, the one {@code JdbcTemplate} and {@code JdbcClient} use too); do
+   * not commit, roll back or close it.
+   */
   public Connection connection() {
     return connection;
   }

@@ -96,6 +96,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     this.processor =
         BatchProcessor.builder()
             .dataSource(b.dataSource)
+            .transactions(b.transactions)
             .settings(settings)
             .handler(b.handler)
             .deadLetterProducer(deadLetterProducer)
@@ -252,6 +253,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     private final Map<String, Object> producerOverrides = new HashMap<>();
     private final List<String> topics = new ArrayList<>();
     private DataSource dataSource;
+    private TransactionRunner transactions;
     private ConsumerSettings settings;
     private MessageHandler handler;
     private Inbox inbox = Inbox.builder().build();
@@ -277,8 +279,18 @@ public final class IdempotentConsumer implements AutoCloseable {
       return this;
     }
 
+    /** Shortcut for {@code transactions(TransactionRunner.fromDataSource(dataSource))}. */
     public Builder dataSource(DataSource dataSource) {
       this.dataSource = dataSource;
+      return this;
+    }
+
+    /**
+     * Where each batch's transaction and its connection come from, when the application manages
+     * transactions itself. No default: set this or {@link #dataSource}.
+     */
+    public Builder transactions(TransactionRunner transactions) {
+      this.transactions = transactions;
       return this;
     }
 

@@ -6,6 +6,7 @@ import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.consumer.CrashInjector;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.consumer.KeyExtractor;
+import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
@@ -32,6 +35,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /** Runs one listener container per {@link IdempotentConsumerDefinition}; exposes their counters. */
 public final class IdempotentConsumers implements SmartLifecycle {
 
+  private static final Logger log = LoggerFactory.getLogger(IdempotentConsumers.class);
+
   private final Map<String, BatchProcessor> processorsByOperation = new LinkedHashMap<>();
   private final List<ConcurrentMessageListenerContainer<String, byte[]>> containers = new ArrayList<>();
   private volatile boolean running;
@@ -40,7 +45,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
       List<IdempotentConsumerDefinition> definitions,
       Map<String, Object> kafkaConsumerProperties,
       InboxOutboxProperties.Consumer defaults,
-      DataSource dataSource,
+      TransactionRunner transactions,
       Inbox inbox,
       Outbox outbox,
       Producer<String, byte[]> deadLetterProducer,
@@ -52,7 +57,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
       ConsumerSettings settings = definition.customizer().apply(settingsFrom(defaults, definition.operation())).build();
       BatchProcessor processor =
           BatchProcessor.builder()
-              .dataSource(dataSource)
+              .transactions(transactions)
               .settings(settings)
               .handler(definition.handler())
               .deadLetterProducer(deadLetterProducer)
@@ -63,6 +68,14 @@ public final class IdempotentConsumers implements SmartLifecycle {
       processorsByOperation.put(definition.operation(), processor);
       containers.add(container(definition, settings, kafkaConsumerProperties, defaults, processor, crashInjector));
     }
+  }
+
+  /** Without a single transaction manager, batches run on plain connections of the data source. */
+  static TransactionRunner plainJdbc(DataSource dataSource) {
+    log.info(
+        "no single PlatformTransactionManager: consumer batches run in plain JDBC transactions, so"
+            + " handlers must write through HandlerContext.connection() to commit with the claim");
+    return TransactionRunner.fromDataSource(dataSource);
   }
 
   static ConsumerSettings.Builder settingsFrom(InboxOutboxProperties.Consumer defaults, String operation) {

@@ -3,6 +3,7 @@ package dev.inboxoutbox.spring;
 import dev.inboxoutbox.consumer.CrashInjector;
 import dev.inboxoutbox.consumer.CrashPoint;
 import dev.inboxoutbox.consumer.DeadLetters;
+import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
@@ -23,19 +24,24 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Wires the plain-Java pieces of inbox-outbox into a Spring Boot application: schema migration,
- * {@link Inbox}, {@link Outbox}, one listener container per {@link IdempotentConsumerDefinition},
- * the relay (when {@code inbox-outbox.relay.enabled}) and the retention schedule.
+ * {@link Inbox}, {@link Outbox}, one listener container per {@link IdempotentConsumerDefinition}
+ * running its batches in the application's transaction manager, the relay (when {@code
+ * inbox-outbox.relay.enabled}) and the retention schedule.
  */
-@AutoConfiguration(after = {DataSourceAutoConfiguration.class, KafkaAutoConfiguration.class})
+@AutoConfiguration(
+    after = {DataSourceAutoConfiguration.class, KafkaAutoConfiguration.class, TransactionAutoConfiguration.class})
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(InboxOutboxProperties.class)
 public class InboxOutboxAutoConfiguration {
@@ -74,6 +80,18 @@ public class InboxOutboxAutoConfiguration {
     return Outbox.builder().policy(properties.getOutbox().getPolicy()).build();
   }
 
+  /**
+   * Consumer batches in transactions of the application's transaction manager, so a handler's
+   * {@code JdbcTemplate}, {@code JdbcClient}, repository or {@code @Transactional} call joins the
+   * transaction that claims the key.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnSingleCandidate(PlatformTransactionManager.class)
+  TransactionRunner inboxOutboxTransactionRunner(PlatformTransactionManager transactionManager, DataSource dataSource) {
+    return new SpringTransactionRunner(transactionManager, dataSource);
+  }
+
   @Bean(destroyMethod = "close")
   @ConditionalOnBean(IdempotentConsumerDefinition.class)
   KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer(KafkaProperties kafka) {
@@ -87,6 +105,7 @@ public class InboxOutboxAutoConfiguration {
       KafkaProperties kafka,
       InboxOutboxProperties properties,
       DataSource dataSource,
+      ObjectProvider<TransactionRunner> transactionRunner,
       Inbox inbox,
       Outbox outbox,
       KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer,
@@ -95,7 +114,7 @@ public class InboxOutboxAutoConfiguration {
         definitions.orderedStream().toList(),
         kafka.buildConsumerProperties(),
         properties.getConsumer(),
-        dataSource,
+        transactionRunner.getIfAvailable(() -> IdempotentConsumers.plainJdbc(dataSource)),
         inbox,
         outbox,
         inboxOutboxDeadLetterProducer,

@@ -67,6 +67,7 @@ public class InboxOutboxMetricsAutoConfiguration {
         .register(registry);
     counter(registry, "iox.consumer.batch.fallbacks", "batches retried one record per transaction", stats, s -> s.snapshot().batchFallbacks(), "operation", operation);
     counter(registry, "iox.consumer.events.emitted", "outbox events appended by handlers", stats, s -> s.snapshot().eventsEmitted(), "operation", operation);
+    counter(registry, "iox.consumer.transaction.suspensions", "times a handler suspended the batch transaction (REQUIRES_NEW, NOT_SUPPORTED); its writes meanwhile escaped it", stats, s -> s.snapshot().transactionSuspensions(), "operation", operation);
     FunctionTimer.builder("iox.consumer.handler", stats, s -> s.snapshot().applied(), s -> s.snapshot().handlerNanos(), TimeUnit.NANOSECONDS)
         .description("time spent in handlers for new keys")
         .tags("operation", operation)

@@ -1,0 +1,96 @@
+package dev.inboxoutbox.spring;
+
+import dev.inboxoutbox.consumer.TransactionRunner;
+import java.sql.Connection;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Runs each consumer batch in a transaction of the application's {@link
+ * PlatformTransactionManager} (propagation REQUIRED) and hands over the connection bound to it, so
+ * the claim, the handler's {@code JdbcTemplate}, {@code JdbcClient}, Spring Data JDBC and
+ * {@code @Transactional} (REQUIRED, SUPPORTS, MANDATORY, NESTED) writes, the outbox events and the
+ * outcomes commit or roll back together.
+ *
+ * <p>The transaction manager must manage {@code dataSource} (a {@code DataSourceTransactionManager},
+ * or a {@code JpaTransactionManager} whose dialect exposes the JDBC connection); otherwise no
+ * connection is bound to the transaction and the batch fails instead of writing outside it.
+ */
+public final class SpringTransactionRunner implements TransactionRunner {
+
+  private final TransactionTemplate template;
+  private final DataSource dataSource;
+
+  public SpringTransactionRunner(PlatformTransactionManager transactionManager, DataSource dataSource) {
+    this.template = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
+    template.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+    template.setName("inbox-outbox batch");
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+  }
+
+  @Override
+  public <T> T inTransaction(Work<T> work) throws Exception {
+    try {
+      return template.execute(status -> runWithBoundConnection(work));
+    } catch (CheckedFailure carrier) {
+      throw carrier.failure;
+    }
+  }
+
+  /**
+   * Spring calls {@link TransactionSynchronization#suspend()} when an inner REQUIRES_NEW or
+   * NOT_SUPPORTED unbinds this transaction from the thread; a NESTED savepoint does not suspend it.
+   * A transaction manager with synchronization turned off calls no synchronization: nothing is
+   * detected then.
+   */
+  @Override
+  public void onSuspend(Runnable listener) {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+      return;
+    }
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public void suspend() {
+            listener.run();
+          }
+        });
+  }
+
+  private <T> T runWithBoundConnection(Work<T> work) {
+    Connection connection = DataSourceUtils.getConnection(dataSource);
+    try {
+      if (connection.getAutoCommit()) {
+        throw new IllegalStateException(
+            "the transaction manager does not manage the inbox's data source: the batch would write"
+                + " on a connection outside its transaction; configure a TransactionRunner bean with"
+                + " the transaction manager of that data source");
+      }
+      return work.run(connection);
+    } catch (RuntimeException | Error unchecked) {
+      throw unchecked;
+    } catch (Exception checked) {
+      // TransactionTemplate rolls back on unchecked exceptions only; carry the checked one out.
+      throw new CheckedFailure(checked);
+    } finally {
+      DataSourceUtils.releaseConnection(connection, dataSource);
+    }
+  }
+
+  /** Carries a checked failure of the work through TransactionTemplate, which rolls back on it. */
+  private static final class CheckedFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient Exception failure;
+
+    CheckedFailure(Exception failure) {
+      super(failure);
+      this.failure = failure;
+    }
+  }
+}
