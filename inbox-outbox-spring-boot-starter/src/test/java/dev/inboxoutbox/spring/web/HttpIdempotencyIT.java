@@ -8,10 +8,12 @@ import dev.inboxoutbox.inbox.IdempotencyKey;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -280,6 +282,32 @@ class HttpIdempotencyIT {
     assertThat(count("SELECT count(DISTINCT (tenant, principal)) FROM inbox WHERE idempotency_key = ?", key)).isEqualTo(3);
   }
 
+  @Test
+  void aRepeatAfterRetentionPrunedTheAnswerIsNotRunAgain() throws Exception {
+    String key = UUID.randomUUID().toString();
+    post(key, "{\"name\":\"pruned\"}");
+    execute("UPDATE inbox SET outcome_body = NULL, outcome_pruned_at = now() WHERE idempotency_key = ?", key);
+
+    HttpResponse<String> repeat = post(key, "{\"name\":\"pruned\"}");
+
+    assertThat(repeat.statusCode()).isEqualTo(200);
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(repeat.body()).contains("\"status\":\"COMPLETED\"").contains("pruned by retention");
+    assertThat(count("SELECT count(*) FROM widgets WHERE idempotency_key = ?", key)).isEqualTo(1);
+  }
+
+  @Test
+  void configurationMetadataDescribesTheHttpProperties() throws Exception {
+    try (InputStream metadata =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      assertThat(metadata).isNotNull();
+      assertThat(new String(metadata.readAllBytes(), StandardCharsets.UTF_8))
+          .contains("\"inbox-outbox.http.tenant-header\"")
+          .contains("\"inbox-outbox.http.replayed-headers\"")
+          .contains("Request header carrying the idempotency key");
+    }
+  }
+
   private HttpResponse<String> post(String key, String body) throws Exception {
     return post(key, body, Map.of());
   }
@@ -304,6 +332,18 @@ class HttpIdempotencyIT {
       request.header("Idempotency-Key", key);
     }
     return request;
+  }
+
+  private static void execute(String sql, Object... parameters) {
+    try (Connection connection = database.connect();
+        var statement = connection.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        statement.setObject(i + 1, parameters[i]);
+      }
+      statement.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static int count(String sql, Object... parameters) {
