@@ -45,8 +45,11 @@ final class OrderHandlers {
   }
 
   static Outcome rejection(OrderRejected rejected) {
-    return Outcome.rejected(
-            "{\"error\":" + Orders.quote(rejected.code()) + ",\"message\":" + Orders.quote(rejected.getMessage()) + "}")
-        .withCode(rejected.status());
+    return Outcome.rejected(rejectionBody(rejected)).withCode(rejected.status());
+  }
+
+  /** The reason a rejection gives, over Kafka (stored outcome) and HTTP alike. */
+  static String rejectionBody(OrderRejected rejected) {
+    return "{\"error\":" + Orders.quote(rejected.code()) + ",\"message\":" + Orders.quote(rejected.getMessage()) + "}";
   }
 }

@@ -89,9 +89,13 @@ class OrderConsumerIT {
     assertThat(replay.statusCode()).isEqualTo(201);
     assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(replay.body()).isEqualTo(first.body());
+    assertThat(first.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).startsWith("/orders/o-"));
+    assertThat(replay.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
     assertThat(otherBody.statusCode()).isEqualTo(422);
+    assertThat(otherBody.headers().firstValue("Content-Type")).contains("application/problem+json");
+    assertThat(otherBody.body()).contains("\"type\":\"urn:inbox-outbox:problem:idempotency-key-reused\"");
     assertThat(noKey.statusCode()).isEqualTo(400);
-    assertThat(noKey.body()).contains("Idempotency-Key");
+    assertThat(noKey.body()).contains("Idempotency-Key").contains("urn:inbox-outbox:problem:invalid-idempotency-key");
     assertThat(badJson.statusCode()).isEqualTo(400);
     assertThat(badOrder.statusCode()).isEqualTo(400);
     assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + key + "'")).isEqualTo(1);
@@ -111,6 +115,22 @@ class OrderConsumerIT {
     assertThat(again.statusCode()).isEqualTo(409);
     assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(count("SELECT available FROM stock WHERE sku = 'SKU-RARE'")).isEqualTo(50);
+  }
+
+  @Test
+  void aKeyFirstUsedOverKafkaReplaysItsOutcomeOverHttp() throws Exception {
+    String key = UUID.randomUUID().toString();
+    String body = place("kafka-first", "SKU-04", 1);
+    send("orders.commands", "kafka-first", key, "PlaceOrder", body);
+    awaitTrue(() -> count("SELECT count(*) FROM inbox WHERE idempotency_key = '" + key + "' AND status = 'COMPLETED'") == 1,
+        "the Kafka command applied");
+
+    HttpResponse<String> overHttp = post(key, body);
+
+    assertThat(overHttp.statusCode()).isEqualTo(201);
+    assertThat(overHttp.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(overHttp.body()).contains(orderPlacedBy(key));
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + key + "'")).isEqualTo(1);
   }
 
   @Test

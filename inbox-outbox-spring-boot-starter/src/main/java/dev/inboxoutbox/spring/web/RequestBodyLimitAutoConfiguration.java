@@ -18,16 +18,16 @@ import tools.jackson.databind.json.JsonMapper;
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({FilterRegistrationBean.class, JsonMapper.class})
-@EnableConfigurationProperties(RequestBodyLimitProperties.class)
+@EnableConfigurationProperties(HttpIdempotencyProperties.class)
 public class RequestBodyLimitAutoConfiguration {
 
   @Bean
   FilterRegistrationBean<RequestBodyLimitFilter> inboxOutboxRequestBodyLimit(
-      RequestBodyLimitProperties properties, ObjectProvider<JsonMapper> json) {
+      HttpIdempotencyProperties properties, ObjectProvider<JsonMapper> json) {
     FilterRegistrationBean<RequestBodyLimitFilter> registration =
         new FilterRegistrationBean<>(
             new RequestBodyLimitFilter(
-                properties.maxRequestBody().toBytes(), json.getIfAvailable(JsonMapper::shared)));
+                properties.getMaxRequestBody().toBytes(), json.getIfAvailable(JsonMapper::shared)));
     // Before anything that reads the body.
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
     return registration;

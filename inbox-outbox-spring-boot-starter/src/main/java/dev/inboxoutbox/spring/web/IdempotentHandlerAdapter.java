@@ -1,0 +1,255 @@
+package dev.inboxoutbox.spring.web;
+
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
+import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.inbox.InboxEntry;
+import dev.inboxoutbox.inbox.InboxStatus;
+import dev.inboxoutbox.inbox.InvalidIdempotencyKeyException;
+import dev.inboxoutbox.inbox.InvalidPayloadException;
+import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.inbox.RequestHash;
+import dev.inboxoutbox.inbox.Scope;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.Ordered;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerAdapter;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.ModelAndView;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
+
+/**
+ * Runs {@link IdempotentEndpoint} methods: the DispatcherServlet has already chosen the handler and
+ * run the interceptors' {@code preHandle} (authentication included), and asks the first adapter
+ * that supports it to invoke it. This one claims the key, lets Spring MVC's own adapter invoke the
+ * method and write its answer into a held response, stores that answer and commits, all in one new
+ * transaction of the application's {@link PlatformTransactionManager}; only then does the answer
+ * leave. A repeat is answered from the inbox without invoking the method.
+ *
+ * <p>An exception from the endpoint rolls back and propagates to Spring MVC's exception handling
+ * unchanged (nothing is stored, a retry runs again), exactly as {@code @Transactional} would.
+ */
+final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
+
+  /** Request attribute holding the {@link ClaimRequest} the endpoint runs under. */
+  static final String CLAIM_ATTRIBUTE = IdempotentHandlerAdapter.class.getName() + ".claim";
+
+  private final Inbox inbox;
+  private final DataSource dataSource;
+  private final PlatformTransactionManager transactions;
+  private final ObjectProvider<RequestMappingHandlerAdapter> invoker;
+  private final HttpIdempotencyProperties properties;
+
+  IdempotentHandlerAdapter(
+      Inbox inbox,
+      DataSource dataSource,
+      PlatformTransactionManager transactions,
+      ObjectProvider<RequestMappingHandlerAdapter> invoker,
+      HttpIdempotencyProperties properties) {
+    this.inbox = inbox;
+    this.dataSource = dataSource;
+    this.transactions = transactions;
+    this.invoker = invoker;
+    this.properties = properties;
+  }
+
+  /** Ahead of {@link RequestMappingHandlerAdapter}, which would otherwise take the method. */
+  @Override
+  public int getOrder() {
+    return Ordered.HIGHEST_PRECEDENCE;
+  }
+
+  @Override
+  public boolean supports(Object handler) {
+    return handler instanceof HandlerMethod method
+        && method.hasMethodAnnotation(IdempotentEndpoint.class);
+  }
+
+  @Override
+  public ModelAndView handle(HttpServletRequest request, HttpServletResponse response, Object handler)
+      throws Exception {
+    HandlerMethod method = (HandlerMethod) handler;
+    IdempotencyKey key;
+    try {
+      key = IdempotencyKey.fromHttpHeader(request.getHeader(properties.getKeyHeader()));
+    } catch (InvalidIdempotencyKeyException invalid) {
+      IdempotencyProblem.INVALID_KEY.write(
+          response,
+          properties.getKeyHeader() + " header: " + invalid.getMessage(),
+          Map.of("reason", invalid.reason().name()));
+      return null;
+    }
+    byte[] body = request.getInputStream().readAllBytes();
+    RequestHash hash;
+    try {
+      hash = RequestFingerprint.of(request, body);
+    } catch (InvalidPayloadException invalid) {
+      IdempotencyProblem.INVALID_BODY.write(response, invalid.getMessage(), Map.of());
+      return null;
+    }
+    Scope scope;
+    try {
+      scope = scope(request, method.getMethodAnnotation(IdempotentEndpoint.class));
+    } catch (IllegalArgumentException invalid) {
+      IdempotencyProblem.INVALID_SCOPE.write(response, invalid.getMessage(), Map.of());
+      return null;
+    }
+    ClaimRequest claim = new ClaimRequest(scope, key, hash);
+    request.setAttribute(CLAIM_ATTRIBUTE, claim);
+    runClaimed(claim, new CachedBodyRequest(request, body), response, method);
+    return null;
+  }
+
+  private void runClaimed(
+      ClaimRequest claim, HttpServletRequest request, HttpServletResponse response, HandlerMethod method)
+      throws Exception {
+    DefaultTransactionDefinition definition =
+        new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+    definition.setName("idempotent " + claim.scope().operation());
+    TransactionStatus transaction = transactions.getTransaction(definition);
+    CapturingResponse answer;
+    try {
+      if (!withConnection(connection -> InFlightLock.tryAcquire(connection, claim))) {
+        transactions.rollback(transaction);
+        inProgress(response);
+        return;
+      }
+      ClaimResult result = withConnection(connection -> inbox.claim(connection, claim));
+      if (!(result instanceof ClaimResult.New fresh)) {
+        transactions.rollback(transaction); // nothing was written
+        answerRepeat(result, response);
+        return;
+      }
+      answer = invoke(request, response, method);
+      if (answer.getStatus() >= 500) {
+        transactions.rollback(transaction);
+      } else {
+        Outcome outcome = StoredResponse.of(answer, properties.getReplayedHeaders()).toOutcome();
+        withConnection(connection -> {
+          inbox.complete(connection, fresh, outcome);
+          return null;
+        });
+        transactions.commit(transaction);
+      }
+    } catch (Throwable failure) {
+      if (!transaction.isCompleted()) {
+        try {
+          transactions.rollback(transaction);
+        } catch (RuntimeException rollbackFailure) {
+          failure.addSuppressed(rollbackFailure);
+        }
+      }
+      throw failure;
+    }
+    answer.release();
+  }
+
+  private CapturingResponse invoke(
+      HttpServletRequest request, HttpServletResponse response, HandlerMethod method) throws Exception {
+    CapturingResponse answer = new CapturingResponse(response);
+    ModelAndView view = invoker.getObject().handle(request, answer, method);
+    if (view != null) {
+      throw new UnstorableResponseException(
+          method + " returned a view; an idempotent endpoint answers with a body"
+              + " (ResponseEntity or @ResponseBody)", null);
+    }
+    if (request.isAsyncStarted()) {
+      throw new UnstorableResponseException(
+          method + " started asynchronous processing; an idempotent endpoint answers before"
+              + " its transaction commits", null);
+    }
+    if (response.isCommitted()) {
+      throw new UnstorableResponseException(
+          method + " sent its answer itself (sendRedirect or a flush); it is held until the"
+              + " transaction commits", null);
+    }
+    return answer;
+  }
+
+  private void answerRepeat(ClaimResult result, HttpServletResponse response) throws IOException {
+    if (result instanceof ClaimResult.Conflict) {
+      IdempotencyProblem.KEY_REUSED.write(
+          response,
+          "this " + properties.getKeyHeader() + " was used for a different request",
+          Map.of());
+      return;
+    }
+    InboxEntry original = ((ClaimResult.Duplicate) result).original();
+    if (original.status() == InboxStatus.PROCESSING) {
+      inProgress(response);
+    } else if (original.outcome().isPresent()) {
+      StoredResponse.fromOutcome(original.outcome().get()).replay(response);
+    } else {
+      prunedReplay(original, response);
+    }
+  }
+
+  private void inProgress(HttpServletResponse response) throws IOException {
+    response.setHeader("Retry-After", Long.toString(Math.max(1, properties.getRetryAfter().toSeconds())));
+    IdempotencyProblem.IN_PROGRESS.write(
+        response,
+        "the first request with this " + properties.getKeyHeader() + " is still being processed",
+        Map.of());
+  }
+
+  /**
+   * Retention dropped the stored answer but kept the key: the request was handled, and is not run
+   * again; the answer says so and how it ended.
+   */
+  private static void prunedReplay(InboxEntry original, HttpServletResponse response) throws IOException {
+    byte[] body =
+        ("{\"replayed\":true,\"status\":\"" + original.status().name()
+                + "\",\"detail\":\"outcome body pruned by retention\"}")
+            .getBytes(StandardCharsets.UTF_8);
+    response.setHeader(StoredResponse.REPLAYED_HEADER, "true");
+    response.setStatus(200);
+    response.setContentType("application/json");
+    response.setContentLength(body.length);
+    response.getOutputStream().write(body);
+  }
+
+  private Scope scope(HttpServletRequest request, IdempotentEndpoint endpoint) {
+    String operation = endpoint.operation();
+    if (operation.isEmpty()) {
+      operation =
+          request.getMethod() + " "
+              + request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+    }
+    Principal principal = request.getUserPrincipal();
+    String tenantHeader = properties.getTenantHeader();
+    return new Scope(
+        tenantHeader == null || tenantHeader.isEmpty() ? "" : request.getHeader(tenantHeader),
+        principal == null ? "" : principal.getName(),
+        operation);
+  }
+
+  /** The connection of the current Spring transaction, where the endpoint's own writes go too. */
+  private <T> T withConnection(SqlWork<T> work) throws SQLException {
+    Connection connection = DataSourceUtils.getConnection(dataSource);
+    try {
+      return work.apply(connection);
+    } finally {
+      DataSourceUtils.releaseConnection(connection, dataSource);
+    }
+  }
+
+  @FunctionalInterface
+  private interface SqlWork<T> {
+    T apply(Connection connection) throws SQLException;
+  }
+}
