@@ -194,7 +194,8 @@ public final class RelaySettings {
     private final Map<String, String> producerProperties = new HashMap<>();
     private String slotName;
     private String publicationName = "iox_outbox";
-    private String outboxTable = "public.outbox";
+    // Fixed, like the table the Outbox writes, the retention cleans and the migration publishes.
+    private final String outboxTable = "public.outbox";
     private String topicReplacement = "outbox.event.${routedByValue}";
     private Duration offsetFlushInterval = Duration.ofSeconds(1);
     private Duration heartbeatInterval = Duration.ofSeconds(10);
@@ -243,12 +244,6 @@ public final class RelaySettings {
     /** Default {@code iox_outbox}, created by the schema migration. */
     public Builder publicationName(String publicationName) {
       this.publicationName = publicationName;
-      return this;
-    }
-
-    /** Schema-qualified, default {@code public.outbox}. */
-    public Builder outboxTable(String outboxTable) {
-      this.outboxTable = outboxTable;
       return this;
     }
 

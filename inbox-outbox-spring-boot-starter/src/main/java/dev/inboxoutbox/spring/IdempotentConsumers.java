@@ -12,10 +12,10 @@ import dev.inboxoutbox.outbox.Outbox;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -26,7 +26,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -38,11 +38,12 @@ public final class IdempotentConsumers implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(IdempotentConsumers.class);
 
   private final Map<String, BatchProcessor> processorsByOperation = new LinkedHashMap<>();
-  private final List<ConcurrentMessageListenerContainer<String, byte[]>> containers = new ArrayList<>();
+  private final List<ConcurrentMessageListenerContainer<?, ?>> containers = new ArrayList<>();
   private volatile boolean running;
 
   IdempotentConsumers(
       List<IdempotentConsumerDefinition> definitions,
+      ConcurrentKafkaListenerContainerFactory<?, ?> containerFactory,
       Map<String, Object> kafkaConsumerProperties,
       InboxOutboxProperties.Consumer defaults,
       TransactionRunner transactions,
@@ -66,7 +67,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
               .crashInjector(crashInjector)
               .build();
       processorsByOperation.put(definition.operation(), processor);
-      containers.add(container(definition, settings, kafkaConsumerProperties, defaults, processor, crashInjector));
+      containers.add(
+          container(containerFactory, definition, settings, kafkaConsumerProperties, defaults, processor, crashInjector));
     }
   }
 
@@ -91,28 +93,44 @@ public final class IdempotentConsumers implements SmartLifecycle {
         .dedupEnabled(defaults.isDedupEnabled());
   }
 
-  private static ConcurrentMessageListenerContainer<String, byte[]> container(
+  /**
+   * A container from the application's listener container factory, so {@code
+   * spring.kafka.consumer.*}, {@code spring.kafka.listener.*} and container customizers apply. What
+   * the guarantee rests on is set afterwards and wins: the group (the inbox scope), batch
+   * acknowledgement after the database commit, no auto-commit, raw values, and an error handler
+   * that never skips a batch.
+   */
+  private static ConcurrentMessageListenerContainer<?, ?> container(
+      ConcurrentKafkaListenerContainerFactory<?, ?> containerFactory,
       IdempotentConsumerDefinition definition,
       ConsumerSettings settings,
       Map<String, Object> kafkaConsumerProperties,
       InboxOutboxProperties.Consumer defaults,
       BatchProcessor processor,
       CrashInjector crashInjector) {
-    Map<String, Object> properties = new HashMap<>(kafkaConsumerProperties);
+    ConcurrentMessageListenerContainer<?, ?> container =
+        containerFactory.createContainer(definition.topics().toArray(String[]::new));
+    ContainerProperties containerProperties = container.getContainerProperties();
     // The consumer group is the inbox scope's operation: one group, one set of keys.
-    properties.put(ConsumerConfig.GROUP_ID_CONFIG, definition.operation());
-    properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    properties.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, IdempotentConsumer.DEFAULT_ASSIGNOR);
-    DefaultKafkaConsumerFactory<String, byte[]> factory =
-        new DefaultKafkaConsumerFactory<>(properties, new StringDeserializer(), new ByteArrayDeserializer());
-    ContainerProperties containerProperties = new ContainerProperties(definition.topics().toArray(String[]::new));
+    containerProperties.setGroupId(definition.operation());
     containerProperties.setAckMode(ContainerProperties.AckMode.BATCH);
     containerProperties.setMessageListener(new IdempotentBatchListener(processor, crashInjector));
     containerProperties.setConsumerRebalanceListener(new ForgetRevoked(processor));
-    ConcurrentMessageListenerContainer<String, byte[]> container =
-        new ConcurrentMessageListenerContainer<>(factory, containerProperties);
-    container.setConcurrency(defaults.getConcurrency());
+    Properties consumer = new Properties();
+    consumer.putAll(containerProperties.getKafkaConsumerProperties());
+    consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    if (!kafkaConsumerProperties.containsKey(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)) {
+      consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    }
+    if (!kafkaConsumerProperties.containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
+      consumer.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, IdempotentConsumer.DEFAULT_ASSIGNOR);
+    }
+    containerProperties.setKafkaConsumerProperties(consumer);
+    if (defaults.getConcurrency() != null) {
+      container.setConcurrency(defaults.getConcurrency());
+    }
     container.setBeanName("iox-" + definition.operation());
     ExponentialBackOff backOff = new ExponentialBackOff(settings.retryBackoffMin().toMillis(), 2.0);
     backOff.setMaxInterval(settings.retryBackoffMax().toMillis());
@@ -150,6 +168,11 @@ public final class IdempotentConsumers implements SmartLifecycle {
   /** The processor per operation, in definition order: its stats, settings and stuck state. */
   Map<String, BatchProcessor> processors() {
     return Collections.unmodifiableMap(processorsByOperation);
+  }
+
+  /** The listener containers, in definition order. */
+  List<ConcurrentMessageListenerContainer<?, ?>> containers() {
+    return List.copyOf(containers);
   }
 
   @Override

@@ -15,6 +15,7 @@ import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -27,11 +28,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -94,14 +98,19 @@ public class InboxOutboxAutoConfiguration {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnBean(IdempotentConsumerDefinition.class)
-  KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer(KafkaProperties kafka) {
-    return DeadLetters.newProducer(kafka.buildProducerProperties(), "iox-dead-letters", Map.of());
+  KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer(
+      KafkaProperties kafka, KafkaConnectionDetails kafkaConnection) {
+    Map<String, Object> producer = new HashMap<>(kafka.buildProducerProperties());
+    producer.put(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", kafkaConnection.getProducer().getBootstrapServers()));
+    return DeadLetters.newProducer(producer, "iox-dead-letters", Map.of());
   }
 
   @Bean
   @ConditionalOnBean(IdempotentConsumerDefinition.class)
   IdempotentConsumers idempotentConsumers(
       ObjectProvider<IdempotentConsumerDefinition> definitions,
+      ConcurrentKafkaListenerContainerFactory<?, ?> kafkaListenerContainerFactory,
       KafkaProperties kafka,
       InboxOutboxProperties properties,
       DataSource dataSource,
@@ -112,6 +121,7 @@ public class InboxOutboxAutoConfiguration {
       ObjectProvider<CrashInjector> crashInjector) {
     return new IdempotentConsumers(
         definitions.orderedStream().toList(),
+        kafkaListenerContainerFactory,
         kafka.buildConsumerProperties(),
         properties.getConsumer(),
         transactionRunner.getIfAvailable(() -> IdempotentConsumers.plainJdbc(dataSource)),
@@ -125,17 +135,24 @@ public class InboxOutboxAutoConfiguration {
   @ConditionalOnBooleanProperty("inbox-outbox.relay.enabled")
   @ConditionalOnMissingBean
   OutboxRelay outboxRelay(
-      InboxOutboxProperties properties, KafkaProperties kafka, Environment environment, SchemaReady schema) {
+      InboxOutboxProperties properties,
+      KafkaProperties kafka,
+      ObjectProvider<JdbcConnectionDetails> jdbc,
+      KafkaConnectionDetails kafkaConnection,
+      Environment environment,
+      SchemaReady schema) {
     InboxOutboxProperties.Relay relay = properties.getRelay();
+    // Boot's connection details (properties, or a service connection such as Testcontainers'),
+    // so the relay reads the same database and cluster as the rest of the application.
+    JdbcConnectionDetails database = jdbc.getIfAvailable(() -> fromProperties(environment));
     RelaySettings.Builder settings =
         RelaySettings.builder()
-            .jdbcUrl(firstSet(relay.getJdbcUrl(), environment.getProperty("spring.datasource.url")))
-            .user(firstSet(relay.getUsername(), environment.getProperty("spring.datasource.username")))
-            .password(firstSet(relay.getPassword(), environment.getProperty("spring.datasource.password")))
-            .kafkaBootstrapServers(String.join(",", kafka.getBootstrapServers()))
+            .jdbcUrl(firstSet(relay.getJdbcUrl(), database.getJdbcUrl()))
+            .user(firstSet(relay.getUsername(), database.getUsername()))
+            .password(firstSet(relay.getPassword(), database.getPassword()))
+            .kafkaBootstrapServers(String.join(",", kafkaConnection.getProducer().getBootstrapServers()))
             .slotName(relay.getSlotName())
             .publicationName(relay.getPublicationName())
-            .outboxTable(relay.getOutboxTable())
             .topicReplacement(relay.getTopicReplacement())
             .offsetFlushInterval(relay.getOffsetFlushInterval())
             .heartbeatInterval(relay.getHeartbeatInterval())
@@ -195,6 +212,26 @@ public class InboxOutboxAutoConfiguration {
   @ConditionalOnBean(RetentionScheduler.class)
   RetentionLifecycle retentionLifecycle(RetentionScheduler scheduler) {
     return new RetentionLifecycle(scheduler);
+  }
+
+  /** Without Boot's DataSource auto-configuration (an application's own DataSource bean). */
+  private static JdbcConnectionDetails fromProperties(Environment environment) {
+    return new JdbcConnectionDetails() {
+      @Override
+      public String getJdbcUrl() {
+        return environment.getProperty("spring.datasource.url");
+      }
+
+      @Override
+      public String getUsername() {
+        return environment.getProperty("spring.datasource.username");
+      }
+
+      @Override
+      public String getPassword() {
+        return environment.getProperty("spring.datasource.password");
+      }
+    };
   }
 
   private static String firstSet(String preferred, String fallback) {

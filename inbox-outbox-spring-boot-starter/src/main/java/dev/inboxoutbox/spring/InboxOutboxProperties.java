@@ -188,8 +188,11 @@ public class InboxOutboxProperties {
      * dead letter Kafka refuses for good makes it stuck at once.
      */
     private Duration stuckAfter = Duration.ofMinutes(1);
-    /** Listener threads per consumer definition (at most the partition count is useful). */
-    private int concurrency = 1;
+    /**
+     * Listener threads per consumer definition (at most the partition count is useful); unset, the
+     * container factory's ({@code spring.kafka.listener.concurrency}, 1 by default).
+     */
+    private Integer concurrency;
     /** Turns the inbox off: for the chaos negative control only, never in production. */
     private boolean dedupEnabled = true;
 
@@ -265,11 +268,11 @@ public class InboxOutboxProperties {
       this.stuckAfter = stuckAfter;
     }
 
-    public int getConcurrency() {
+    public Integer getConcurrency() {
       return concurrency;
     }
 
-    public void setConcurrency(int concurrency) {
+    public void setConcurrency(Integer concurrency) {
       this.concurrency = concurrency;
     }
 
@@ -296,8 +299,6 @@ public class InboxOutboxProperties {
     private String slotName;
     /** Created by the schema migration. */
     private String publicationName = "iox_outbox";
-    /** Schema-qualified outbox table. */
-    private String outboxTable = "public.outbox";
     /** Topic per aggregate type; ${routedByValue} is the aggregate type. */
     private String topicReplacement = "outbox.event.${routedByValue}";
     /** How often acknowledged offsets are stored. */
@@ -360,14 +361,6 @@ public class InboxOutboxProperties {
 
     public void setPublicationName(String publicationName) {
       this.publicationName = publicationName;
-    }
-
-    public String getOutboxTable() {
-      return outboxTable;
-    }
-
-    public void setOutboxTable(String outboxTable) {
-      this.outboxTable = outboxTable;
     }
 
     public String getTopicReplacement() {

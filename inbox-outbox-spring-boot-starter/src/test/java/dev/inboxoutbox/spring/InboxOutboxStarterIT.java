@@ -50,6 +50,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.config.ContainerCustomizer;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties;
 
 class InboxOutboxStarterIT {
 
@@ -75,6 +78,12 @@ class InboxOutboxStarterIT {
           },
           System.getProperty("test.topic"));
     }
+
+    /** Marks every container the application's factory creates. */
+    @Bean
+    ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> marksContainers() {
+      return container -> container.getContainerProperties().setClientId("customized-by-the-application");
+    }
   }
 
   @BeforeEach
@@ -98,7 +107,8 @@ class InboxOutboxStarterIT {
                 "inbox-outbox.relay.topic-replacement=" + topic + ".events.${routedByValue}",
                 "inbox-outbox.relay.offset-flush-interval=300ms",
                 "inbox-outbox.retention.interval=200ms",
-                "inbox-outbox.consumer.retry-backoff-max=500ms")
+                "inbox-outbox.consumer.retry-backoff-max=500ms",
+                "spring.kafka.listener.poll-timeout=1234ms")
             .run();
   }
 
@@ -108,6 +118,20 @@ class InboxOutboxStarterIT {
       context.close();
     }
     database.close();
+  }
+
+  @Test
+  void listenerContainersComeFromTheApplicationsFactoryWithTheGuaranteeSettingsOnTop() {
+    List<ConcurrentMessageListenerContainer<?, ?>> containers = context.getBean(IdempotentConsumers.class).containers();
+    assertThat(containers).hasSize(1);
+    ContainerProperties properties = containers.get(0).getContainerProperties();
+    assertThat(properties.getPollTimeout()).as("spring.kafka.listener.poll-timeout").isEqualTo(1234);
+    assertThat(properties.getClientId()).as("the application's container customizer").isEqualTo("customized-by-the-application");
+    assertThat(properties.getGroupId()).isEqualTo("starter-orders");
+    assertThat(properties.getAckMode()).isEqualTo(ContainerProperties.AckMode.BATCH);
+    assertThat(properties.getKafkaConsumerProperties())
+        .containsEntry("value.deserializer", ByteArrayDeserializer.class.getName())
+        .containsEntry("enable.auto.commit", "false");
   }
 
   @Test
