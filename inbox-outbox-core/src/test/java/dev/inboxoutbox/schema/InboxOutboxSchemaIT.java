@@ -50,8 +50,8 @@ class InboxOutboxSchemaIT {
           executed += migration.get();
         }
 
-        assertThat(executed).isEqualTo(2);
-        assertThat(history(database)).containsExactly("1 SQL true", "2 SQL true");
+        assertThat(executed).isEqualTo(3);
+        assertThat(history(database)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true");
       } finally {
         threads.shutdownNow();
       }
