@@ -10,7 +10,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 
-/** The request with its body already read (to hash it), readable again by the endpoint. */
+/** The request with its body already read (to bound or hash it), readable again by the endpoint. */
 final class CachedBodyRequest extends HttpServletRequestWrapper {
 
   private final byte[] body;
@@ -46,7 +46,7 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
 
       @Override
       public void setReadListener(ReadListener listener) {
-        throw new UnsupportedOperationException("an idempotent endpoint reads its body synchronously");
+        throw new UnsupportedOperationException("the body is already in memory: read it synchronously");
       }
     };
   }

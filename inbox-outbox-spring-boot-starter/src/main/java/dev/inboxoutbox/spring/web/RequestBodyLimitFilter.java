@@ -1,19 +1,10 @@
 package dev.inboxoutbox.spring.web;
 
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -58,7 +49,7 @@ public final class RequestBodyLimitFilter extends OncePerRequestFilter {
       refuse(response, "more than " + maxBytes + " bytes sent");
       return;
     }
-    chain.doFilter(new BufferedBodyRequest(request, body), response);
+    chain.doFilter(new CachedBodyRequest(request, body), response);
   }
 
   private static boolean hasBody(HttpServletRequest request) {
@@ -78,63 +69,5 @@ public final class RequestBodyLimitFilter extends OncePerRequestFilter {
     response.setHeader("Connection", "close");
     response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
     response.getOutputStream().write(json.writeValueAsBytes(problem));
-  }
-
-  /** The request with its body already read into memory. */
-  private static final class BufferedBodyRequest extends HttpServletRequestWrapper {
-    private final byte[] body;
-
-    BufferedBodyRequest(HttpServletRequest request, byte[] body) {
-      super(request);
-      this.body = body;
-    }
-
-    @Override
-    public int getContentLength() {
-      return body.length;
-    }
-
-    @Override
-    public long getContentLengthLong() {
-      return body.length;
-    }
-
-    @Override
-    public ServletInputStream getInputStream() {
-      ByteArrayInputStream in = new ByteArrayInputStream(body);
-      return new ServletInputStream() {
-        @Override
-        public int read() {
-          return in.read();
-        }
-
-        @Override
-        public int read(byte[] buffer, int offset, int length) {
-          return in.read(buffer, offset, length);
-        }
-
-        @Override
-        public boolean isFinished() {
-          return in.available() == 0;
-        }
-
-        @Override
-        public boolean isReady() {
-          return true;
-        }
-
-        @Override
-        public void setReadListener(ReadListener listener) {
-          throw new UnsupportedOperationException("the body is already in memory");
-        }
-      };
-    }
-
-    @Override
-    public BufferedReader getReader() {
-      String encoding = getCharacterEncoding();
-      Charset charset = encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
-      return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body), charset));
-    }
   }
 }
