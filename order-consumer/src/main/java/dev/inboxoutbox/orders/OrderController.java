@@ -28,6 +28,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code POST /orders} with an {@code Idempotency-Key}, on the same inbox scope as the Kafka
@@ -43,12 +44,14 @@ class OrderController {
   private final Inbox inbox;
   private final Outbox outbox;
   private final Orders orders;
+  private final JsonMapper json;
 
-  OrderController(DataSource dataSource, Inbox inbox, Outbox outbox, Orders orders) {
+  OrderController(DataSource dataSource, Inbox inbox, Outbox outbox, Orders orders, JsonMapper json) {
     this.dataSource = dataSource;
     this.inbox = inbox;
     this.outbox = outbox;
     this.orders = orders;
+    this.json = json;
   }
 
   @PostMapping(path = "/orders", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -99,22 +102,20 @@ class OrderController {
   }
 
   @GetMapping(path = "/orders/{orderId}", produces = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> get(@PathVariable String orderId) throws SQLException {
-    try (Connection connection = dataSource.getConnection()) {
-      return orders.describe(connection, orderId)
-          .map(ResponseEntity::ok)
-          .orElseGet(() -> error(HttpStatus.NOT_FOUND, "unknown_order", "no order " + orderId));
-    }
+  ResponseEntity<String> get(@PathVariable String orderId) {
+    return orders.describe(orderId)
+        .map(ResponseEntity::ok)
+        .orElseGet(() -> error(HttpStatus.NOT_FOUND, "unknown_order", "no order " + orderId));
   }
 
   private Outcome placeOrder(Connection tx, JsonNode command, IdempotencyKey key) throws SQLException {
     List<OutboxEvent> events = new ArrayList<>();
     try {
-      String placed = orders.place(tx, key.value(), command, events::add);
+      String placed = orders.place(key.value(), command, events::add);
       outbox.appendAll(tx, events.stream().map(e -> e.withCausationId(key.value()).withCorrelationId(key.value())).toList());
       return Outcome.success(placed).withCode(201);
     } catch (OrderRejected rejected) {
-      return OrderHandlers.rejection(rejected);
+      return rejected.outcome(json);
     }
   }
 
@@ -145,9 +146,9 @@ class OrderController {
     return builder.body(outcome.body().orElse("{}"));
   }
 
-  private static ResponseEntity<String> error(HttpStatus status, String code, String message) {
+  private ResponseEntity<String> error(HttpStatus status, String code, String message) {
     return ResponseEntity.status(status)
         .contentType(MediaType.APPLICATION_JSON)
-        .body("{\"error\":" + Orders.quote(code) + ",\"message\":" + Orders.quote(String.valueOf(message)) + "}");
+        .body(json.writeValueAsString(new ErrorBody(code, String.valueOf(message))));
   }
 }
