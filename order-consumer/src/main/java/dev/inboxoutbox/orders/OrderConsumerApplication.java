@@ -1,16 +1,16 @@
 package dev.inboxoutbox.orders;
 
-import dev.inboxoutbox.schema.MigrationLock;
 import dev.inboxoutbox.spring.IdempotentConsumerDefinition;
-import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * order-consumer: order commands from Kafka and {@code POST /orders}, both on one inbox scope;
- * payment results from payment-consumer. Runs against the dev stack when no datasource is set.
+ * payment results from payment-consumer. Runs against the dev stack when no datasource is set. Its
+ * tables are migrated by Spring Boot's Flyway ({@code spring.flyway.*} in application.properties).
  */
 @SpringBootApplication
 public class OrderConsumerApplication {
@@ -24,31 +24,14 @@ public class OrderConsumerApplication {
     SpringApplication.run(OrderConsumerApplication.class, args);
   }
 
-  /**
-   * The service's own tables, with a history table apart from the framework's; safe from any number
-   * of instances starting at once.
-   */
   @Bean
-  OrdersSchema ordersSchema(DataSource dataSource) {
-    MigrationLock.migrate(
-        Flyway.configure()
-            .dataSource(dataSource)
-            .locations("classpath:db/orders/migration")
-            .table("orders_schema_history")
-            .baselineOnMigrate(true)
-            .baselineVersion("0")
-            .load());
-    return new OrdersSchema();
+  Orders orders(JdbcClient jdbc, JsonMapper json) {
+    return new Orders(jdbc, json);
   }
 
   @Bean
-  Orders orders(OrdersSchema schema) {
-    return new Orders();
-  }
-
-  @Bean
-  OrderHandlers orderHandlers(Orders orders) {
-    return new OrderHandlers(orders);
+  OrderHandlers orderHandlers(Orders orders, JsonMapper json) {
+    return new OrderHandlers(orders, json);
   }
 
   @Bean
@@ -61,7 +44,4 @@ public class OrderConsumerApplication {
     return IdempotentConsumerDefinition.of(
         "order-payments", handlers::paymentResult, "outbox.event.payment-result");
   }
-
-  /** Marks the service's tables as migrated. */
-  static final class OrdersSchema {}
 }

@@ -8,9 +8,7 @@ import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.spring.web.IdempotentEndpoint;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -25,6 +23,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code POST /orders} places an order; the starter's {@link IdempotentEndpoint} makes it
@@ -41,22 +40,24 @@ class OrderController {
   private final DataSource dataSource;
   private final Outbox outbox;
   private final Orders orders;
+  private final JsonMapper json;
 
-  OrderController(DataSource dataSource, Outbox outbox, Orders orders) {
+  OrderController(DataSource dataSource, Outbox outbox, Orders orders, JsonMapper json) {
     this.dataSource = dataSource;
     this.outbox = outbox;
     this.orders = orders;
+    this.json = json;
   }
 
   @PostMapping(path = "/orders", produces = MediaType.APPLICATION_JSON_VALUE)
   @IdempotentEndpoint(operation = OrderConsumerApplication.COMMANDS_OPERATION)
-  ResponseEntity<String> place(IdempotencyKey key, @RequestBody byte[] body) throws SQLException {
+  ResponseEntity<String> place(IdempotencyKey key, @RequestBody byte[] body) {
     JsonNode command = RequestHash.parseJson(body);
     // The transaction the idempotent endpoint runs in; Orders and Outbox write through it.
     Connection transaction = DataSourceUtils.getConnection(dataSource);
     try {
       List<OutboxEvent> events = new ArrayList<>();
-      String placed = orders.place(transaction, key.value(), command, events::add);
+      String placed = orders.place(key.value(), command, events::add);
       outbox.appendAll(
           transaction,
           events.stream().map(e -> e.withCausationId(key.value()).withCorrelationId(key.value())).toList());
@@ -66,23 +67,20 @@ class OrderController {
     } catch (OrderRejected rejected) {
       return ResponseEntity.status(rejected.status())
           .contentType(MediaType.APPLICATION_JSON)
-          .body(OrderHandlers.rejectionBody(rejected));
+          .body(json.writeValueAsString(new ErrorBody(rejected.code(), rejected.getMessage())));
     } finally {
       DataSourceUtils.releaseConnection(transaction, dataSource);
     }
   }
 
   @GetMapping(path = "/orders/{orderId}", produces = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<?> get(@PathVariable String orderId) throws SQLException {
-    try (Connection connection = dataSource.getConnection()) {
-      return orders.describe(connection, orderId)
-          .<ResponseEntity<?>>map(ResponseEntity::ok)
-          .orElseGet(
-              () ->
-                  ResponseEntity.of(
-                          ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, "no order " + orderId))
-                      .build());
-    }
+  ResponseEntity<?> get(@PathVariable String orderId) {
+    return orders.describe(orderId)
+        .<ResponseEntity<?>>map(ResponseEntity::ok)
+        .orElseGet(
+            () ->
+                ResponseEntity.of(ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, "no order " + orderId))
+                    .build());
   }
 
   @ExceptionHandler(PoisonMessageException.class)
@@ -93,7 +91,7 @@ class OrderController {
     return problem;
   }
 
-  private static String orderId(String placed) {
-    return RequestHash.parseJson(placed.getBytes(StandardCharsets.UTF_8)).get("orderId").asText();
+  private String orderId(String placed) {
+    return json.readTree(placed).get("orderId").asString();
   }
 }

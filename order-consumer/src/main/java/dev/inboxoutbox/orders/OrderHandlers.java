@@ -4,14 +4,17 @@ import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.Outcome;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The Kafka side: order commands and payment results, each applied once per key. */
 final class OrderHandlers {
 
   private final Orders orders;
+  private final JsonMapper json;
 
-  OrderHandlers(Orders orders) {
+  OrderHandlers(Orders orders, JsonMapper json) {
     this.orders = orders;
+    this.json = json;
   }
 
   /** {@code orders.commands}: PlaceOrder, CancelOrder. */
@@ -20,14 +23,14 @@ final class OrderHandlers {
     try {
       switch (type) {
         case "PlaceOrder":
-          return Outcome.success(orders.place(context.connection(), message.idempotencyKey().value(), message.payload(), context::emit)).withCode(201);
+          return Outcome.success(orders.place(message.idempotencyKey().value(), message.payload(), context::emit)).withCode(201);
         case "CancelOrder":
-          return Outcome.success(orders.cancel(context.connection(), message.payload(), context::emit)).withCode(200);
+          return Outcome.success(orders.cancel(message.payload(), context::emit)).withCode(200);
         default:
           throw PoisonMessageException.unknownType(type);
       }
     } catch (OrderRejected rejected) {
-      return rejection(rejected);
+      return rejected.outcome(json);
     }
   }
 
@@ -38,18 +41,9 @@ final class OrderHandlers {
       throw PoisonMessageException.unknownType(type);
     }
     try {
-      return Outcome.success(orders.paymentResult(context.connection(), type, message.payload(), context::emit));
+      return Outcome.success(orders.paymentResult(type, message.payload(), context::emit));
     } catch (OrderRejected rejected) {
-      return rejection(rejected);
+      return rejected.outcome(json);
     }
-  }
-
-  static Outcome rejection(OrderRejected rejected) {
-    return Outcome.rejected(rejectionBody(rejected)).withCode(rejected.status());
-  }
-
-  /** The reason a rejection gives, over Kafka (stored outcome) and HTTP alike. */
-  static String rejectionBody(OrderRejected rejected) {
-    return "{\"error\":" + Orders.quote(rejected.code()) + ",\"message\":" + Orders.quote(rejected.getMessage()) + "}";
   }
 }

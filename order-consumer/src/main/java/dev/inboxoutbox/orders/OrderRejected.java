@@ -1,5 +1,8 @@
 package dev.inboxoutbox.orders;
 
+import dev.inboxoutbox.inbox.Outcome;
+import tools.jackson.databind.json.JsonMapper;
+
 /** A business rule refused the command; stored as the key's outcome and replayed to repeats. */
 final class OrderRejected extends Exception {
   private static final long serialVersionUID = 1L;
@@ -19,5 +22,10 @@ final class OrderRejected extends Exception {
 
   String code() {
     return code;
+  }
+
+  /** The rejection as the key's outcome, with the HTTP status a repeat is answered with. */
+  Outcome outcome(JsonMapper json) {
+    return Outcome.rejected(json.writeValueAsString(new ErrorBody(code, getMessage()))).withCode(status);
   }
 }

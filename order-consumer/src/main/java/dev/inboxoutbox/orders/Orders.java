@@ -3,34 +3,97 @@ package dev.inboxoutbox.orders;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.outbox.OutboxEvent;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The order state machine, inside the caller's transaction: placed -> paid | payment failed, placed
- * -> cancelled. Each method either changes state and emits events, or throws {@link OrderRejected}
- * having changed nothing; the caller stores either as the command's outcome.
+ * The order state machine: placed -> paid | payment failed, placed -> cancelled. Each method either
+ * changes state and emits events, or throws {@link OrderRejected} having changed nothing; the caller
+ * stores either as the command's outcome.
+ *
+ * <p>Runs in the caller's Spring transaction (the consumer batch's, or the endpoint's), whose
+ * connection {@link JdbcClient} takes: the state change, the events and the inbox claim commit or
+ * roll back together.
  */
 final class Orders {
+
+  private static final String LOCK_STOCK = """
+      SELECT available FROM stock WHERE sku = :sku FOR UPDATE
+      """;
+
+  private static final String INSERT_ORDER = """
+      INSERT INTO orders (order_id, placed_by, customer_id, status, total_cents)
+      VALUES (:orderId, :placedBy, :customerId, 'PLACED', :totalCents)
+      """;
+
+  private static final String INSERT_ITEM = """
+      INSERT INTO order_items (order_id, line, sku, qty, unit_price_cents)
+      VALUES (:orderId, :line, :sku, :qty, :unitPriceCents)
+      """;
+
+  private static final String RESERVE_STOCK = """
+      UPDATE stock SET available = available - :qty WHERE sku = :sku
+      """;
+
+  private static final String RECORD_RESERVATION = """
+      INSERT INTO stock_reservations (order_id, sku, qty) VALUES (:orderId, :sku, :qty)
+      """;
+
+  private static final String FIND_ORDER = """
+      SELECT status, version, customer_id, total_cents FROM orders WHERE order_id = :orderId
+      """;
+
+  /** Optimistic: names the version read, so a concurrent change makes it update nothing. */
+  private static final String TRANSITION = """
+      UPDATE orders SET status = :status, version = version + 1, updated_at = now()
+      WHERE order_id = :orderId AND version = :version
+      """;
+
+  private static final String RELEASE_STOCK = """
+      UPDATE stock s SET available = s.available + r.qty FROM stock_reservations r
+      WHERE r.order_id = :orderId AND r.sku = s.sku
+      """;
+
+  private static final String FORGET_RESERVATIONS = """
+      DELETE FROM stock_reservations WHERE order_id = :orderId
+      """;
 
   private record Line(String sku, int qty, long unitPriceCents) {}
 
   private record OrderRow(String status, int version, String customerId, long totalCents) {}
 
+  /** {@code OrderPlaced}, and the outcome of a PlaceOrder. */
+  private record Placed(String orderId, String customerId, String status, long totalCents) {}
+
+  /** {@code PaymentRequested}, for payment-consumer. */
+  private record PaymentRequested(
+      String orderId, String paymentId, String customerId, long amountCents, String currency) {}
+
+  /** The outcome of a transition, and the payload of the event it emits. */
+  private record Status(String orderId, String status) {}
+
+  /** {@code GET /orders/{orderId}}. */
+  private record View(String orderId, String customerId, String status, long totalCents, int version) {}
+
+  private final JdbcClient jdbc;
+  private final JsonMapper json;
+
+  Orders(JdbcClient jdbc, JsonMapper json) {
+    this.jdbc = jdbc;
+    this.json = json;
+  }
+
   /**
    * Places an order and reserves its stock; returns the outcome body. The order id is made here,
    * as in any real shop: only the inbox stops a repeated command from placing a second order.
    */
-  String place(Connection tx, String placedBy, JsonNode command, Consumer<OutboxEvent> emit)
-      throws SQLException, OrderRejected {
+  String place(String placedBy, JsonNode command, Consumer<OutboxEvent> emit) throws OrderRejected {
     String orderId = "o-" + UUID.randomUUID();
     String customerId = text(command, "customerId");
     List<Line> lines = lines(command);
@@ -46,75 +109,52 @@ final class Orders {
     }
     // Lock the stock rows in sku order (no deadlocks between orders), check all, then reserve all.
     for (var wanted : perSku.entrySet()) {
-      try (PreparedStatement lock =
-          tx.prepareStatement("SELECT available FROM stock WHERE sku = ? FOR UPDATE")) {
-        lock.setString(1, wanted.getKey());
-        try (ResultSet row = lock.executeQuery()) {
-          if (!row.next()) {
-            throw new OrderRejected(422, "unknown_sku", "unknown sku " + wanted.getKey());
-          }
-          if (row.getInt(1) < wanted.getValue()) {
-            throw new OrderRejected(409, "out_of_stock", "out of stock: " + wanted.getKey());
-          }
-        }
+      Optional<Integer> available =
+          jdbc.sql(LOCK_STOCK).param("sku", wanted.getKey()).query(Integer.class).optional();
+      if (available.isEmpty()) {
+        throw new OrderRejected(422, "unknown_sku", "unknown sku " + wanted.getKey());
+      }
+      if (available.get() < wanted.getValue()) {
+        throw new OrderRejected(409, "out_of_stock", "out of stock: " + wanted.getKey());
       }
     }
-    try (PreparedStatement insert =
-        tx.prepareStatement(
-            "INSERT INTO orders (order_id, placed_by, customer_id, status, total_cents)"
-                + " VALUES (?, ?, ?, 'PLACED', ?)")) {
-      insert.setString(1, orderId);
-      insert.setString(2, placedBy);
-      insert.setString(3, customerId);
-      insert.setLong(4, total);
-      insert.executeUpdate();
+    jdbc.sql(INSERT_ORDER)
+        .param("orderId", orderId)
+        .param("placedBy", placedBy)
+        .param("customerId", customerId)
+        .param("totalCents", total)
+        .update();
+    for (int i = 0; i < lines.size(); i++) {
+      jdbc.sql(INSERT_ITEM)
+          .param("orderId", orderId)
+          .param("line", i + 1)
+          .param("sku", lines.get(i).sku())
+          .param("qty", lines.get(i).qty())
+          .param("unitPriceCents", lines.get(i).unitPriceCents())
+          .update();
     }
-    try (PreparedStatement item =
-        tx.prepareStatement(
-            "INSERT INTO order_items (order_id, line, sku, qty, unit_price_cents) VALUES (?, ?, ?, ?, ?)")) {
-      for (int i = 0; i < lines.size(); i++) {
-        item.setString(1, orderId);
-        item.setInt(2, i + 1);
-        item.setString(3, lines.get(i).sku());
-        item.setInt(4, lines.get(i).qty());
-        item.setLong(5, lines.get(i).unitPriceCents());
-        item.addBatch();
-      }
-      item.executeBatch();
+    for (var wanted : perSku.entrySet()) {
+      jdbc.sql(RESERVE_STOCK).param("qty", wanted.getValue()).param("sku", wanted.getKey()).update();
+      jdbc.sql(RECORD_RESERVATION)
+          .param("orderId", orderId)
+          .param("sku", wanted.getKey())
+          .param("qty", wanted.getValue())
+          .update();
     }
-    try (PreparedStatement reserve =
-            tx.prepareStatement("UPDATE stock SET available = available - ? WHERE sku = ?");
-        PreparedStatement record =
-            tx.prepareStatement("INSERT INTO stock_reservations (order_id, sku, qty) VALUES (?, ?, ?)")) {
-      for (var wanted : perSku.entrySet()) {
-        reserve.setInt(1, wanted.getValue());
-        reserve.setString(2, wanted.getKey());
-        reserve.addBatch();
-        record.setString(1, orderId);
-        record.setString(2, wanted.getKey());
-        record.setInt(3, wanted.getValue());
-        record.addBatch();
-      }
-      reserve.executeBatch();
-      record.executeBatch();
-    }
-    String placed =
-        "{\"orderId\":" + quote(orderId) + ",\"customerId\":" + quote(customerId)
-            + ",\"status\":\"PLACED\",\"totalCents\":" + total + "}";
+    String placed = json.writeValueAsString(new Placed(orderId, customerId, "PLACED", total));
     emit.accept(OutboxEvent.of("order", orderId, "OrderPlaced", placed));
     emit.accept(
         OutboxEvent.of(
             "payment", orderId, "PaymentRequested",
-            "{\"orderId\":" + quote(orderId) + ",\"paymentId\":" + quote("pay-" + orderId)
-                + ",\"customerId\":" + quote(customerId) + ",\"amountCents\":" + total
-                + ",\"currency\":\"EUR\"}"));
+            json.writeValueAsString(new PaymentRequested(orderId, "pay-" + orderId, customerId, total, "EUR"))));
     return placed;
   }
 
   /** Cancels a placed order and releases its stock; a repeat on a cancelled order is a no-op. */
-  String cancel(Connection tx, JsonNode command, Consumer<OutboxEvent> emit) throws SQLException, OrderRejected {
+  String cancel(JsonNode command, Consumer<OutboxEvent> emit)
+      throws OrderRejected, ConcurrentOrderUpdateException {
     String orderId = text(command, "orderId");
-    OrderRow order = find(tx, orderId)
+    OrderRow order = find(orderId)
         .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
     switch (order.status()) {
       case "CANCELLED":
@@ -124,9 +164,9 @@ final class Orders {
       default:
         break;
     }
-    transition(tx, orderId, order.version(), "CANCELLED");
+    transition(orderId, order.version(), "CANCELLED");
     if (!order.status().equals("PAYMENT_FAILED")) {
-      releaseStock(tx, orderId);
+      releaseStock(orderId);
     }
     String cancelled = status(orderId, "CANCELLED");
     emit.accept(OutboxEvent.of("order", orderId, "OrderCancelled", cancelled));
@@ -134,10 +174,10 @@ final class Orders {
   }
 
   /** Applies PaymentCaptured / PaymentFailed from payment-consumer. */
-  String paymentResult(Connection tx, String type, JsonNode event, Consumer<OutboxEvent> emit)
-      throws SQLException, OrderRejected {
+  String paymentResult(String type, JsonNode event, Consumer<OutboxEvent> emit)
+      throws OrderRejected, ConcurrentOrderUpdateException {
     String orderId = text(event, "orderId");
-    OrderRow order = find(tx, orderId)
+    OrderRow order = find(orderId)
         .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
     boolean captured = type.equals("PaymentCaptured");
     String target = captured ? "PAID" : "PAYMENT_FAILED";
@@ -149,60 +189,46 @@ final class Orders {
           409, captured ? "pay_after_" + order.status().toLowerCase() : "failed_after_" + order.status().toLowerCase(),
           "order " + orderId + " is " + order.status() + "; " + type + " not applied");
     }
-    transition(tx, orderId, order.version(), target);
+    transition(orderId, order.version(), target);
     if (!captured) {
-      releaseStock(tx, orderId);
+      releaseStock(orderId);
     }
     String result = status(orderId, target);
     emit.accept(OutboxEvent.of("order", orderId, captured ? "OrderPaid" : "OrderPaymentFailed", result));
     return result;
   }
 
-  Optional<String> describe(Connection connection, String orderId) throws SQLException {
-    return find(connection, orderId)
-        .map(o -> "{\"orderId\":" + quote(orderId) + ",\"customerId\":" + quote(o.customerId())
-            + ",\"status\":" + quote(o.status()) + ",\"totalCents\":" + o.totalCents()
-            + ",\"version\":" + o.version() + "}");
+  Optional<String> describe(String orderId) {
+    return find(orderId)
+        .map(o -> json.writeValueAsString(new View(orderId, o.customerId(), o.status(), o.totalCents(), o.version())));
   }
 
-  private static void transition(Connection tx, String orderId, int version, String status) throws SQLException {
-    try (PreparedStatement update =
-        tx.prepareStatement(
-            "UPDATE orders SET status = ?, version = version + 1, updated_at = now()"
-                + " WHERE order_id = ? AND version = ?")) {
-      update.setString(1, status);
-      update.setString(2, orderId);
-      update.setInt(3, version);
-      if (update.executeUpdate() != 1) {
-        throw new ConcurrentOrderUpdateException(orderId);
-      }
+  private void transition(String orderId, int version, String status) throws ConcurrentOrderUpdateException {
+    int updated =
+        jdbc.sql(TRANSITION)
+            .param("status", status)
+            .param("orderId", orderId)
+            .param("version", version)
+            .update();
+    if (updated != 1) {
+      throw new ConcurrentOrderUpdateException(orderId);
     }
   }
 
-  private static void releaseStock(Connection tx, String orderId) throws SQLException {
-    try (PreparedStatement release =
-            tx.prepareStatement(
-                "UPDATE stock s SET available = s.available + r.qty FROM stock_reservations r"
-                    + " WHERE r.order_id = ? AND r.sku = s.sku");
-        PreparedStatement forget = tx.prepareStatement("DELETE FROM stock_reservations WHERE order_id = ?")) {
-      release.setString(1, orderId);
-      release.executeUpdate();
-      forget.setString(1, orderId);
-      forget.executeUpdate();
-    }
+  private void releaseStock(String orderId) {
+    jdbc.sql(RELEASE_STOCK).param("orderId", orderId).update();
+    jdbc.sql(FORGET_RESERVATIONS).param("orderId", orderId).update();
   }
 
-  private static Optional<OrderRow> find(Connection connection, String orderId) throws SQLException {
-    try (PreparedStatement query =
-        connection.prepareStatement(
-            "SELECT status, version, customer_id, total_cents FROM orders WHERE order_id = ?")) {
-      query.setString(1, orderId);
-      try (ResultSet row = query.executeQuery()) {
-        return row.next()
-            ? Optional.of(new OrderRow(row.getString(1), row.getInt(2), row.getString(3), row.getLong(4)))
-            : Optional.empty();
-      }
-    }
+  private Optional<OrderRow> find(String orderId) {
+    return jdbc.sql(FIND_ORDER)
+        .param("orderId", orderId)
+        .query((row, n) -> new OrderRow(row.getString(1), row.getInt(2), row.getString(3), row.getLong(4)))
+        .optional();
+  }
+
+  private String status(String orderId, String status) {
+    return json.writeValueAsString(new Status(orderId, status));
   }
 
   private static List<Line> lines(JsonNode command) {
@@ -246,23 +272,5 @@ final class Orders {
       throw PoisonMessageException.malformed("field " + field + " must be a non-blank string");
     }
     return value.asText();
-  }
-
-  private static String status(String orderId, String status) {
-    return "{\"orderId\":" + quote(orderId) + ",\"status\":" + quote(status) + "}";
-  }
-
-  static String quote(String text) {
-    StringBuilder quoted = new StringBuilder("\"");
-    for (char c : text.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        quoted.append('\\').append(c);
-      } else if (c < 0x20) {
-        quoted.append(String.format("\\u%04x", (int) c));
-      } else {
-        quoted.append(c);
-      }
-    }
-    return quoted.append('"').toString();
   }
 }

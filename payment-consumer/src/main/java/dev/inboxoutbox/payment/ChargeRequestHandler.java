@@ -1,7 +1,5 @@
 package dev.inboxoutbox.payment;
 
-import static dev.inboxoutbox.payment.PaymentEvents.outcome;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.HandlerContext;
@@ -10,7 +8,6 @@ import dev.inboxoutbox.consumer.MessageHandler;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.payment.PaymentTransitions.Verdict;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.Optional;
@@ -31,10 +28,12 @@ final class ChargeRequestHandler implements MessageHandler {
   private static final int UPDATE_ATTEMPTS = 5;
 
   private final Payments payments;
+  private final PaymentEvents events;
   private final ProviderClient provider;
 
-  ChargeRequestHandler(Payments payments, ProviderClient provider) {
+  ChargeRequestHandler(Payments payments, PaymentEvents events, ProviderClient provider) {
     this.payments = payments;
+    this.events = events;
     this.provider = provider;
   }
 
@@ -53,14 +52,13 @@ final class ChargeRequestHandler implements MessageHandler {
       throw PoisonMessageException.malformed(
           "idempotencyKey " + idempotencyKey + " is not the payment's key " + PaymentEvents.chargeIdempotencyKey(paymentId));
     }
-    Connection tx = context.connection();
-    Optional<Payment> found = payments.find(tx, paymentId);
+    Optional<Payment> found = payments.find(paymentId);
     if (found.isEmpty()) {
-      return Outcome.rejected(outcome("error", "unknown_payment", "paymentId", paymentId));
+      return Outcome.rejected(events.outcome("error", "unknown_payment", "paymentId", paymentId));
     }
     Payment payment = found.get();
     if (payment.amountCents() != amountCents || !payment.currency().equals(currency)) {
-      return Outcome.rejected(outcome("error", "amount_mismatch", "paymentId", paymentId));
+      return Outcome.rejected(events.outcome("error", "amount_mismatch", "paymentId", paymentId));
     }
     if (PaymentTransitions.onChargeRequested(payment).verdict() != Verdict.APPLY) {
       return settled(payment);
@@ -74,11 +72,11 @@ final class ChargeRequestHandler implements MessageHandler {
       throw new PoisonMessageException(reason, refused.getMessage());
     }
     for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      if (payments.update(tx, payment, PaymentStatus.CHARGE_REQUESTED, charge.chargeId(), null)) {
-        return Outcome.success(outcome(
+      if (payments.update(payment, PaymentStatus.CHARGE_REQUESTED, charge.chargeId(), null)) {
+        return Outcome.success(events.outcome(
             "paymentId", paymentId, "chargeId", charge.chargeId(), "status", PaymentStatus.CHARGE_REQUESTED.name()));
       }
-      payment = payments.find(tx, paymentId).orElseThrow();
+      payment = payments.find(paymentId).orElseThrow();
       if (PaymentTransitions.onChargeRequested(payment).verdict() != Verdict.APPLY) {
         // The webhook overtook this handler and settled the payment with the same charge.
         return settled(payment);
@@ -89,8 +87,8 @@ final class ChargeRequestHandler implements MessageHandler {
         "payment " + paymentId + " kept changing while recording its charge", "40001");
   }
 
-  private static Outcome settled(Payment payment) {
-    return Outcome.success(outcome(
+  private Outcome settled(Payment payment) {
+    return Outcome.success(events.outcome(
         "paymentId", payment.paymentId(), "chargeId", payment.chargeId().orElse(null),
         "status", payment.status().name()));
   }

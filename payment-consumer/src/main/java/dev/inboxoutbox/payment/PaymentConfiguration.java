@@ -2,12 +2,12 @@ package dev.inboxoutbox.payment;
 
 import dev.inboxoutbox.provider.WebhookSignature;
 import dev.inboxoutbox.spring.IdempotentConsumerDefinition;
-import javax.sql.DataSource;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.DependsOn;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The three consumers of docs/flows.md, the provider client and the webhook endpoint's parts. */
 @Configuration(proxyBeanMethods = false)
@@ -15,23 +15,24 @@ import org.springframework.context.annotation.DependsOn;
 class PaymentConfiguration {
 
   @Bean
-  PaymentSchema paymentSchema(DataSource dataSource) {
-    return PaymentSchema.migrate(dataSource);
+  Payments payments(JdbcClient jdbc) {
+    return new Payments(jdbc);
   }
 
   @Bean
-  Payments payments() {
-    return new Payments();
+  PaymentEvents paymentEvents(JsonMapper json) {
+    return new PaymentEvents(json);
   }
 
   @Bean
-  ProviderClient providerClient(PaymentProperties properties) {
+  ProviderClient providerClient(JsonMapper json, PaymentProperties properties) {
     PaymentProperties.Provider provider = properties.provider();
     if (provider.url() == null) {
       throw new IllegalStateException("payment.provider.url is required (the provider's base URL)");
     }
     return new ProviderClient(
-        provider.url(), provider.connectTimeout(), provider.requestTimeout(), provider.attempts(), provider.retryBackoff());
+        json, provider.url(), provider.connectTimeout(), provider.requestTimeout(), provider.attempts(),
+        provider.retryBackoff());
   }
 
   @Bean
@@ -53,24 +54,29 @@ class PaymentConfiguration {
   }
 
   @Bean
-  @DependsOn("paymentSchema")
-  IdempotentConsumerDefinition paymentRequests(Payments payments, PaymentProperties properties) {
+  IdempotentConsumerDefinition paymentRequests(
+      Payments payments, PaymentEvents events, PaymentProperties properties) {
     return IdempotentConsumerDefinition.of(
-        PaymentRequestHandler.OPERATION, new PaymentRequestHandler(payments), properties.topics().paymentRequests());
+        PaymentRequestHandler.OPERATION,
+        new PaymentRequestHandler(payments, events),
+        properties.topics().paymentRequests());
   }
 
   @Bean
-  @DependsOn("paymentSchema")
   IdempotentConsumerDefinition paymentCharger(
-      Payments payments, ProviderClient provider, PaymentProperties properties) {
+      Payments payments, PaymentEvents events, ProviderClient provider, PaymentProperties properties) {
     return IdempotentConsumerDefinition.of(
-        ChargeRequestHandler.OPERATION, new ChargeRequestHandler(payments, provider), properties.topics().charges());
+        ChargeRequestHandler.OPERATION,
+        new ChargeRequestHandler(payments, events, provider),
+        properties.topics().charges());
   }
 
   @Bean
-  @DependsOn("paymentSchema")
-  IdempotentConsumerDefinition paymentWebhooks(Payments payments, PaymentProperties properties) {
+  IdempotentConsumerDefinition paymentWebhooks(
+      Payments payments, PaymentEvents events, PaymentProperties properties) {
     return IdempotentConsumerDefinition.of(
-        ProviderWebhookHandler.OPERATION, new ProviderWebhookHandler(payments), properties.topics().webhooks());
+        ProviderWebhookHandler.OPERATION,
+        new ProviderWebhookHandler(payments, events),
+        properties.topics().webhooks());
   }
 }

@@ -1,14 +1,15 @@
 package dev.inboxoutbox.payment;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The events this service emits, with the payloads of docs/flows.md. Event ids are derived from the
- * payment, so even a repeated emission would carry the same id and be absorbed downstream.
+ * The events this service emits, with the payloads of docs/flows.md, and the outcome bodies its
+ * inbox stores. Event ids are derived from the payment, so even a repeated emission would carry the
+ * same id and be absorbed downstream.
  */
 final class PaymentEvents {
 
@@ -18,9 +19,18 @@ final class PaymentEvents {
   static final String PAYMENT_CAPTURED = "PaymentCaptured";
   static final String PAYMENT_FAILED = "PaymentFailed";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private record ChargeRequested(
+      String paymentId, String orderId, long amountCents, String currency, String idempotencyKey) {}
 
-  private PaymentEvents() {}
+  /** {@code PaymentCaptured} / {@code PaymentFailed}; {@code reason} is null for a capture. */
+  private record PaymentResult(
+      String orderId, String paymentId, String chargeId, long amountCents, String reason) {}
+
+  private final JsonMapper json;
+
+  PaymentEvents(JsonMapper json) {
+    this.json = json;
+  }
 
   /**
    * The provider's idempotency key for a payment's charge. Derived from the payment, never made per
@@ -30,55 +40,43 @@ final class PaymentEvents {
     return "charge-" + paymentId;
   }
 
-  static OutboxEvent chargeRequested(Payment payment) {
-    ObjectNode payload = JSON.createObjectNode();
-    payload.put("paymentId", payment.paymentId());
-    payload.put("orderId", payment.orderId());
-    payload.put("amountCents", payment.amountCents());
-    payload.put("currency", payment.currency());
-    payload.put("idempotencyKey", chargeIdempotencyKey(payment.paymentId()));
-    return OutboxEvent.of(CHARGE_AGGREGATE, payment.paymentId(), CHARGE_REQUESTED, write(payload))
+  OutboxEvent chargeRequested(Payment payment) {
+    ChargeRequested payload =
+        new ChargeRequested(
+            payment.paymentId(), payment.orderId(), payment.amountCents(), payment.currency(),
+            chargeIdempotencyKey(payment.paymentId()));
+    String body = json.writeValueAsString(payload);
+    return OutboxEvent.of(CHARGE_AGGREGATE, payment.paymentId(), CHARGE_REQUESTED, body)
         .withId(Outbox.eventId(CHARGE_REQUESTED, payment.paymentId()));
   }
 
-  static OutboxEvent paymentCaptured(Payment payment, String chargeId) {
+  OutboxEvent paymentCaptured(Payment payment, String chargeId) {
     return result(PAYMENT_CAPTURED, payment, chargeId, null);
   }
 
-  static OutboxEvent paymentFailed(Payment payment, String chargeId, String reason) {
+  OutboxEvent paymentFailed(Payment payment, String chargeId, String reason) {
     return result(PAYMENT_FAILED, payment, chargeId, reason);
   }
 
-  private static OutboxEvent result(String type, Payment payment, String chargeId, String reason) {
-    ObjectNode payload = JSON.createObjectNode();
-    payload.put("orderId", payment.orderId());
-    payload.put("paymentId", payment.paymentId());
-    payload.put("chargeId", chargeId);
-    payload.put("amountCents", payment.amountCents());
-    payload.put("reason", reason);
+  private OutboxEvent result(String type, Payment payment, String chargeId, String reason) {
+    PaymentResult payload =
+        new PaymentResult(payment.orderId(), payment.paymentId(), chargeId, payment.amountCents(), reason);
     // One result per payment, whichever it is: a second, contradicting result would reuse this id
     // with another payload and be refused as a conflict by the order service's inbox.
-    return OutboxEvent.of(RESULT_AGGREGATE, payment.orderId(), type, write(payload))
+    String body = json.writeValueAsString(payload);
+    return OutboxEvent.of(RESULT_AGGREGATE, payment.orderId(), type, body)
         .withId(Outbox.eventId(RESULT_AGGREGATE, payment.paymentId()));
   }
 
   /** A small outcome body for the inbox: {@code outcome("paymentId", id, "status", "CAPTURED")}. */
-  static String outcome(String... fieldsAndValues) {
+  String outcome(String... fieldsAndValues) {
     if (fieldsAndValues.length % 2 != 0) {
       throw new IllegalArgumentException("outcome needs field/value pairs");
     }
-    ObjectNode body = JSON.createObjectNode();
+    Map<String, String> body = new LinkedHashMap<>();
     for (int i = 0; i + 1 < fieldsAndValues.length; i += 2) {
       body.put(fieldsAndValues[i], fieldsAndValues[i + 1]);
     }
-    return write(body);
-  }
-
-  private static String write(ObjectNode node) {
-    try {
-      return JSON.writeValueAsString(node);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("an ObjectNode always serialises", e);
-    }
+    return json.writeValueAsString(body);
   }
 }

@@ -1,14 +1,11 @@
 package dev.inboxoutbox.payment;
 
-import static dev.inboxoutbox.payment.PaymentEvents.outcome;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.MessageHandler;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.Outcome;
-import java.sql.SQLException;
 import java.util.Optional;
 
 /**
@@ -22,13 +19,15 @@ final class PaymentRequestHandler implements MessageHandler {
   static final String PAYMENT_REQUESTED = "PaymentRequested";
 
   private final Payments payments;
+  private final PaymentEvents events;
 
-  PaymentRequestHandler(Payments payments) {
+  PaymentRequestHandler(Payments payments, PaymentEvents events) {
     this.payments = payments;
+    this.events = events;
   }
 
   @Override
-  public Outcome handle(IncomingMessage message, HandlerContext context) throws SQLException {
+  public Outcome handle(IncomingMessage message, HandlerContext context) {
     String type = message.type().orElse("");
     if (!type.equals(PAYMENT_REQUESTED)) {
       throw PoisonMessageException.unknownType(type);
@@ -41,29 +40,29 @@ final class PaymentRequestHandler implements MessageHandler {
             Payloads.text(payload, "customerId"),
             Payloads.positiveCents(payload, "amountCents"),
             Payloads.currency(payload, "currency"));
-    if (payments.insertIfAbsent(context.connection(), request)) {
+    if (payments.insertIfAbsent(request)) {
       Payment created =
           new Payment(
               request.paymentId(), request.orderId(), request.customerId(), request.amountCents(),
               request.currency(), PaymentStatus.REQUESTED, Optional.empty(), 0);
-      context.emit(PaymentEvents.chargeRequested(created));
-      return Outcome.success(outcome("paymentId", request.paymentId(), "status", PaymentStatus.REQUESTED.name()));
+      context.emit(events.chargeRequested(created));
+      return Outcome.success(events.outcome("paymentId", request.paymentId(), "status", PaymentStatus.REQUESTED.name()));
     }
-    Optional<Payment> existing = payments.find(context.connection(), request.paymentId());
+    Optional<Payment> existing = payments.find(request.paymentId());
     if (existing.isEmpty()) {
-      return Outcome.rejected(outcome(
+      return Outcome.rejected(events.outcome(
           "error", "order_has_another_payment", "orderId", request.orderId(), "paymentId", request.paymentId()));
     }
     Payment payment = existing.get();
     if (!payment.orderId().equals(request.orderId())
         || payment.amountCents() != request.amountCents()
         || !payment.currency().equals(request.currency())) {
-      return Outcome.rejected(outcome(
+      return Outcome.rejected(events.outcome(
           "error", "payment_mismatch", "paymentId", payment.paymentId(),
           "detail", "payment exists for order " + payment.orderId() + " with "
               + payment.amountCents() + " " + payment.currency()));
     }
     // The same payment requested again under another event id: already in hand, nothing to emit.
-    return Outcome.success(outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
+    return Outcome.success(events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
   }
 }

@@ -1,8 +1,5 @@
 package dev.inboxoutbox.payment;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,6 +8,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Calls the provider's {@code POST /v1/charges}. Every attempt sends the same idempotency key and
@@ -20,7 +20,7 @@ public final class ProviderClient {
 
   private static final Logger log = LoggerFactory.getLogger(ProviderClient.class);
 
-  private final ObjectMapper json = new ObjectMapper();
+  private final JsonMapper json;
   private final URI chargesUrl;
   private final Duration requestTimeout;
   private final int attempts;
@@ -30,11 +30,16 @@ public final class ProviderClient {
   /** The charge as the provider recorded it. */
   public record Charge(String chargeId, String status, boolean replayed) {}
 
+  /** The body of {@code POST /v1/charges}. */
+  private record ChargeRequest(String paymentId, long amountCents, String currency) {}
+
   public ProviderClient(
-      URI baseUrl, Duration connectTimeout, Duration requestTimeout, int attempts, Duration retryBackoff) {
+      JsonMapper json, URI baseUrl, Duration connectTimeout, Duration requestTimeout, int attempts,
+      Duration retryBackoff) {
     if (attempts < 1) {
       throw new IllegalArgumentException("at least one attempt");
     }
+    this.json = json;
     this.chargesUrl = baseUrl.resolve("/v1/charges");
     this.requestTimeout = requestTimeout;
     this.attempts = attempts;
@@ -54,16 +59,13 @@ public final class ProviderClient {
    */
   public Charge charge(String idempotencyKey, String paymentId, long amountCents, String currency)
       throws ProviderUnavailableException {
-    ObjectNode body = json.createObjectNode();
-    body.put("paymentId", paymentId);
-    body.put("amountCents", amountCents);
-    body.put("currency", currency);
+    String body = json.writeValueAsString(new ChargeRequest(paymentId, amountCents, currency));
     HttpRequest request =
         HttpRequest.newBuilder(chargesUrl)
             .timeout(requestTimeout)
             .header("Content-Type", "application/json")
             .header("Idempotency-Key", idempotencyKey)
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
     Exception lastFailure = null;
     String lastProblem = null;
@@ -103,12 +105,12 @@ public final class ProviderClient {
       JsonNode charge = json.readTree(response.body());
       JsonNode chargeId = charge == null ? null : charge.get("chargeId");
       JsonNode status = charge == null ? null : charge.get("status");
-      if (chargeId == null || !chargeId.isTextual() || status == null || !status.isTextual()) {
+      if (chargeId == null || !chargeId.isString() || status == null || !status.isString()) {
         throw new ProviderUnavailableException("provider answered without chargeId/status: " + abbreviate(response.body()), null);
       }
       boolean replayed = response.headers().firstValue("Idempotent-Replayed").map("true"::equalsIgnoreCase).orElse(false);
-      return new Charge(chargeId.asText(), status.asText(), replayed);
-    } catch (IOException e) {
+      return new Charge(chargeId.stringValue(), status.stringValue(), replayed);
+    } catch (JacksonException e) {
       throw new ProviderUnavailableException("provider answered with invalid JSON: " + abbreviate(response.body()), e);
     }
   }

@@ -1,7 +1,5 @@
 package dev.inboxoutbox.payment;
 
-import static dev.inboxoutbox.payment.PaymentEvents.outcome;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.consumer.IncomingMessage;
@@ -11,7 +9,6 @@ import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.payment.PaymentTransitions.ChargeResult;
 import dev.inboxoutbox.payment.PaymentTransitions.Decision;
 import dev.inboxoutbox.payment.PaymentTransitions.Verdict;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.Optional;
@@ -36,9 +33,11 @@ final class ProviderWebhookHandler implements MessageHandler {
   private static final int UPDATE_ATTEMPTS = 5;
 
   private final Payments payments;
+  private final PaymentEvents events;
 
-  ProviderWebhookHandler(Payments payments) {
+  ProviderWebhookHandler(Payments payments, PaymentEvents events) {
     this.payments = payments;
+    this.events = events;
   }
 
   @Override
@@ -62,30 +61,29 @@ final class ProviderWebhookHandler implements MessageHandler {
             succeeded,
             Payloads.positiveCents(data, "amountCents"),
             Payloads.currency(data, "currency"));
-    Connection tx = context.connection();
     for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      Optional<Payment> found = payments.find(tx, paymentId);
+      Optional<Payment> found = payments.find(paymentId);
       if (found.isEmpty()) {
-        return Outcome.rejected(outcome("error", "unknown_payment", "paymentId", paymentId));
+        return Outcome.rejected(events.outcome("error", "unknown_payment", "paymentId", paymentId));
       }
       Payment payment = found.get();
       Decision decision = PaymentTransitions.onChargeResult(payment, result);
       if (decision.verdict() == Verdict.ALREADY_APPLIED) {
-        return Outcome.success(outcome("paymentId", paymentId, "status", payment.status().name()));
+        return Outcome.success(events.outcome("paymentId", paymentId, "status", payment.status().name()));
       }
       if (decision.verdict() == Verdict.REJECT) {
         log.info("webhook {} ({}) for payment {} rejected: {} (payment is {})",
             message.idempotencyKey().value(), type, paymentId, decision.reason(), payment.status());
-        return Outcome.rejected(outcome(
+        return Outcome.rejected(events.outcome(
             "error", decision.reason(), "paymentId", paymentId, "status", payment.status().name()));
       }
       String failureReason = succeeded ? null : FAILURE_REASON;
-      if (payments.update(tx, payment, decision.next(), result.chargeId(), failureReason)) {
+      if (payments.update(payment, decision.next(), result.chargeId(), failureReason)) {
         context.emit(
             succeeded
-                ? PaymentEvents.paymentCaptured(payment, result.chargeId())
-                : PaymentEvents.paymentFailed(payment, result.chargeId(), failureReason));
-        return Outcome.success(outcome(
+                ? events.paymentCaptured(payment, result.chargeId())
+                : events.paymentFailed(payment, result.chargeId(), failureReason));
+        return Outcome.success(events.outcome(
             "paymentId", paymentId, "chargeId", result.chargeId(), "status", decision.next().name()));
       }
     }

@@ -1,11 +1,8 @@
 package dev.inboxoutbox.payment;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.provider.WebhookSignature;
 import dev.inboxoutbox.provider.WebhookSignature.Verification;
-import java.io.IOException;
 import java.time.Instant;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -16,6 +13,9 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code POST /webhooks/provider}: verifies the provider's signature on the raw body, then hands the
@@ -28,11 +28,12 @@ class WebhookController {
 
   private static final Logger log = LoggerFactory.getLogger(WebhookController.class);
 
-  private final ObjectMapper json = new ObjectMapper();
+  private final JsonMapper json;
   private final WebhookSignature signature;
   private final WebhookPublisher publisher;
 
-  WebhookController(WebhookSignature signature, WebhookPublisher publisher) {
+  WebhookController(JsonMapper json, WebhookSignature signature, WebhookPublisher publisher) {
+    this.json = json;
     this.signature = signature;
     this.publisher = publisher;
   }
@@ -57,7 +58,7 @@ class WebhookController {
       eventId = IdempotencyKey.of(requiredText(event, "id")).value();
       eventType = requiredText(event, "type");
       paymentId = requiredText(event == null ? null : event.get("data"), "paymentId");
-    } catch (IOException | IllegalArgumentException e) {
+    } catch (JacksonException | IllegalArgumentException e) {
       // IllegalArgumentException covers a missing field and an id unusable as an idempotency key.
       // Signed by the provider yet unusable: retrying cannot help, and 4xx stops the retries.
       log.warn("signed webhook without id, type or data.paymentId: {}", e.getMessage());
@@ -80,9 +81,9 @@ class WebhookController {
 
   private static String requiredText(JsonNode node, String field) {
     JsonNode value = node == null ? null : node.get(field);
-    if (value == null || !value.isTextual() || value.asText().isBlank()) {
+    if (value == null || !value.isString() || value.stringValue().isBlank()) {
       throw new IllegalArgumentException("missing " + field);
     }
-    return value.asText();
+    return value.stringValue();
   }
 }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The client against the real simulator over HTTP (no database, no Kafka). */
 class ProviderClientTest {
@@ -72,6 +73,7 @@ class ProviderClientTest {
   }
 
   private static ProviderClient clientFor(URI baseUrl) {
-    return new ProviderClient(baseUrl, Duration.ofSeconds(1), Duration.ofSeconds(2), 3, Duration.ofMillis(20));
+    return new ProviderClient(
+        JsonMapper.shared(), baseUrl, Duration.ofSeconds(1), Duration.ofSeconds(2), 3, Duration.ofMillis(20));
   }
 }

@@ -1,0 +1,1 @@
+CREATE TABLE things (id bigint PRIMARY KEY);
