@@ -156,7 +156,11 @@ public final class BatchProcessor {
           } catch (RecordFailedException alone) {
             rejected.add(
                 new DeadLetters.Entry(
-                    one.record, alone.reason, alone.getMessage(), one.message.idempotencyKey().value()));
+                    one.record,
+                    alone.reason,
+                    alone.getMessage(),
+                    one.message.idempotencyKey().value(),
+                    alone.getCause()));
           }
         }
       }
@@ -198,7 +202,8 @@ public final class BatchProcessor {
                     "idempotency key already used for another payload (stored request hash "
                         + conflict.original().requestHash().hex() + ", this one "
                         + prepared.request.requestHash().hex() + ")",
-                    prepared.message.idempotencyKey().value()));
+                    prepared.message.idempotencyKey().value(),
+                    null));
           } else {
             HandlerContext context = new HandlerContext(connection, outbox, prepared.message);
             long started = System.nanoTime();
@@ -222,7 +227,7 @@ public final class BatchProcessor {
       if (Transience.isTransient(e)) {
         throw new DatabaseUnavailableException(e);
       }
-      throw new RecordFailedException(DeadLetterReason.HANDLER_ERROR, describe(e));
+      throw new RecordFailedException(DeadLetterReason.HANDLER_ERROR, describe(e), e);
     }
     for (Applied done : applied) {
       if (done.duplicate) {
@@ -276,7 +281,7 @@ public final class BatchProcessor {
       }
       return outcome;
     } catch (PoisonMessageException poison) {
-      throw new RecordFailedException(poison.reason(), poison.getMessage());
+      throw new RecordFailedException(poison.reason(), poison.getMessage(), poison);
     }
   }
 
@@ -288,7 +293,7 @@ public final class BatchProcessor {
         keyText = settings.keyExtractor().extract(record, null);
         return Prepared.rejected(
             record, DeadLetterReason.OVERSIZE,
-            "payload has " + value.length + " bytes; the limit is " + settings.maxPayloadBytes(), keyText);
+            "payload has " + value.length + " bytes; the limit is " + settings.maxPayloadBytes(), keyText, null);
       }
       JsonNode payload;
       RequestHash hash;
@@ -297,7 +302,7 @@ public final class BatchProcessor {
         hash = RequestHash.ofJsonTree(payload);
       } catch (InvalidPayloadException e) {
         keyText = settings.keyExtractor().extract(record, null);
-        return Prepared.rejected(record, DeadLetterReason.MALFORMED_PAYLOAD, e.getMessage(), keyText);
+        return Prepared.rejected(record, DeadLetterReason.MALFORMED_PAYLOAD, e.getMessage(), keyText, e);
       }
       keyText = settings.keyExtractor().extract(record, payload);
       IdempotencyKey key;
@@ -305,7 +310,7 @@ public final class BatchProcessor {
         key = IdempotencyKey.of(keyText);
       } catch (InvalidIdempotencyKeyException e) {
         return Prepared.rejected(
-            record, DeadLetterReason.INVALID_KEY, e.getMessage(), keyText == null ? null : truncate(keyText));
+            record, DeadLetterReason.INVALID_KEY, e.getMessage(), keyText == null ? null : truncate(keyText), e);
       }
       Scope scope =
           new Scope(
@@ -322,7 +327,7 @@ public final class BatchProcessor {
           return Prepared.rejected(
               record, DeadLetterReason.TOO_OLD,
               "record from " + timestamp + " is older than the key retention of " + keyTtl
-                  + "; its key may be gone, so a repeat could not be recognised", keyText);
+                  + "; its key may be gone, so a repeat could not be recognised", keyText, null);
         }
         stats.tooOldApplied();
         log.warn("applying record {}-{}@{} older than the key retention ({})",
@@ -344,7 +349,7 @@ public final class BatchProcessor {
       return new Prepared(record, message, new ClaimRequest(scope, key, hash), null);
     } catch (RuntimeException e) {
       // A scope header that is too long, an extractor that throws: the record is bad, not the system.
-      return Prepared.rejected(record, DeadLetterReason.INVALID_KEY, describe(e), keyText);
+      return Prepared.rejected(record, DeadLetterReason.INVALID_KEY, describe(e), keyText, e);
     }
   }
 
@@ -378,9 +383,14 @@ public final class BatchProcessor {
       ClaimRequest request,
       DeadLetters.Entry deadLetter) {
 
+    /** A record refused before its claim; {@code cause} is the exception that said why, if any. */
     static Prepared rejected(
-        ConsumerRecord<String, byte[]> record, DeadLetterReason reason, String detail, String key) {
-      return new Prepared(record, null, null, new DeadLetters.Entry(record, reason, detail, key));
+        ConsumerRecord<String, byte[]> record,
+        DeadLetterReason reason,
+        String detail,
+        String key,
+        Throwable cause) {
+      return new Prepared(record, null, null, new DeadLetters.Entry(record, reason, detail, key, cause));
     }
   }
 
@@ -391,8 +401,8 @@ public final class BatchProcessor {
     private static final long serialVersionUID = 1L;
     private final DeadLetterReason reason;
 
-    RecordFailedException(DeadLetterReason reason, String message) {
-      super(message);
+    RecordFailedException(DeadLetterReason reason, String message, Throwable cause) {
+      super(message, cause);
       this.reason = reason;
     }
   }

@@ -1,5 +1,6 @@
 package dev.inboxoutbox.consumer;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,6 +43,22 @@ public final class DeadLetters {
   /** Present when the value was left out because Kafka refused its size: the value's size in bytes. */
   public static final String VALUE_OMITTED_BYTES = "iox-dlt-value-omitted-bytes";
 
+  /**
+   * The headers spring-kafka's {@code DeadLetterPublishingRecoverer} writes, with its types
+   * (partition a 4-byte int, offset and timestamp 8-byte longs, big-endian; the rest UTF-8), so its
+   * tooling and any reader of those headers handle these dead letters too. No stack trace: the
+   * reason and detail say what a trace would.
+   */
+  static final String SPRING_ORIGINAL_TOPIC = "kafka_dlt-original-topic";
+  static final String SPRING_ORIGINAL_PARTITION = "kafka_dlt-original-partition";
+  static final String SPRING_ORIGINAL_OFFSET = "kafka_dlt-original-offset";
+  static final String SPRING_ORIGINAL_TIMESTAMP = "kafka_dlt-original-timestamp";
+  static final String SPRING_ORIGINAL_TIMESTAMP_TYPE = "kafka_dlt-original-timestamp-type";
+  static final String SPRING_ORIGINAL_CONSUMER_GROUP = "kafka_dlt-original-consumer-group";
+  static final String SPRING_EXCEPTION_FQCN = "kafka_dlt-exception-fqcn";
+  static final String SPRING_EXCEPTION_CAUSE_FQCN = "kafka_dlt-exception-cause-fqcn";
+  static final String SPRING_EXCEPTION_MESSAGE = "kafka_dlt-exception-message";
+
   private static final int MAX_DETAIL_CHARS = 1000;
 
   private final Producer<String, byte[]> producer;
@@ -69,9 +86,13 @@ public final class DeadLetters {
     return new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer());
   }
 
-  /** One record to dead-letter and why. */
+  /** One record to dead-letter and why; {@code cause} is the exception that said so, if any. */
   record Entry(
-      ConsumerRecord<String, byte[]> record, DeadLetterReason reason, String detail, String key) {}
+      ConsumerRecord<String, byte[]> record,
+      DeadLetterReason reason,
+      String detail,
+      String key,
+      Throwable cause) {}
 
   String topicFor(String topic) {
     return topic + topicSuffix;
@@ -156,7 +177,10 @@ public final class DeadLetters {
     if (valueRefused != null) {
       detail += "; value left out of the dead letter: " + valueRefused;
     }
-    put(headers, DETAIL, detail.length() > MAX_DETAIL_CHARS ? detail.substring(0, MAX_DETAIL_CHARS) : detail);
+    if (detail.length() > MAX_DETAIL_CHARS) {
+      detail = detail.substring(0, MAX_DETAIL_CHARS);
+    }
+    put(headers, DETAIL, detail);
     put(headers, ORIGINAL_TOPIC, original.topic());
     put(headers, ORIGINAL_PARTITION, String.valueOf(original.partition()));
     put(headers, ORIGINAL_OFFSET, String.valueOf(original.offset()));
@@ -164,12 +188,36 @@ public final class DeadLetters {
     if (entry.key() != null) {
       put(headers, IDEMPOTENCY_KEY, entry.key());
     }
+    putSpringKafkaHeaders(headers, entry, detail);
     byte[] value = original.value();
     if (valueRefused != null) {
       put(headers, VALUE_OMITTED_BYTES, String.valueOf(value.length));
       value = null;
     }
     return new ProducerRecord<>(topicFor(original.topic()), null, original.key(), value, headers);
+  }
+
+  private void putSpringKafkaHeaders(RecordHeaders headers, Entry entry, String detail) {
+    ConsumerRecord<String, byte[]> original = entry.record();
+    put(headers, SPRING_ORIGINAL_TOPIC, original.topic());
+    put(headers, SPRING_ORIGINAL_PARTITION, ByteBuffer.allocate(Integer.BYTES).putInt(original.partition()).array());
+    put(headers, SPRING_ORIGINAL_OFFSET, ByteBuffer.allocate(Long.BYTES).putLong(original.offset()).array());
+    put(headers, SPRING_ORIGINAL_TIMESTAMP, ByteBuffer.allocate(Long.BYTES).putLong(original.timestamp()).array());
+    put(headers, SPRING_ORIGINAL_TIMESTAMP_TYPE, original.timestampType().toString());
+    // The consumer group is the operation: the inbox scope the record was refused in.
+    put(headers, SPRING_ORIGINAL_CONSUMER_GROUP, consumer);
+    Throwable cause = entry.cause();
+    // A record refused by a rule (a conflict, a size, an age) has no exception: the reason names it.
+    put(headers, SPRING_EXCEPTION_FQCN, cause == null ? DeadLetterReason.class.getName() : cause.getClass().getName());
+    if (cause != null && cause.getCause() != null) {
+      put(headers, SPRING_EXCEPTION_CAUSE_FQCN, cause.getCause().getClass().getName());
+    }
+    put(headers, SPRING_EXCEPTION_MESSAGE, entry.reason().name() + ": " + detail);
+  }
+
+  private static void put(RecordHeaders headers, String name, byte[] value) {
+    headers.remove(name);
+    headers.add(name, value);
   }
 
   private static void put(RecordHeaders headers, String name, String value) {

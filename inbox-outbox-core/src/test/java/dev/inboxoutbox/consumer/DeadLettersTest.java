@@ -99,7 +99,7 @@ class DeadLettersTest {
   private static DeadLetters.Entry entry(long offset, byte[] value) {
     ConsumerRecord<String, byte[]> record = new ConsumerRecord<>("orders", 2, offset, "c-1", value);
     record.headers().add("traceparent", "00-trace".getBytes(StandardCharsets.UTF_8));
-    return new DeadLetters.Entry(record, DeadLetterReason.OVERSIZE, "too big", "key-" + offset);
+    return new DeadLetters.Entry(record, DeadLetterReason.OVERSIZE, "too big", "key-" + offset, null);
   }
 
   private static String header(ProducerRecord<String, byte[]> record, String name) {

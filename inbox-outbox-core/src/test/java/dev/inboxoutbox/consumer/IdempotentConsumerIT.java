@@ -11,6 +11,7 @@ import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -189,6 +190,7 @@ class IdempotentConsumerIT {
       deadLetters = reader.readUntil(seen -> seen.size() >= 8, PATIENCE);
     }
     Map<String, String> reasonByKey = new HashMap<>();
+    Map<String, String> exceptionByKey = new HashMap<>();
     for (ConsumerRecord<String, byte[]> dead : deadLetters) {
       assertThat(header(dead, DeadLetters.ORIGINAL_TOPIC)).isEqualTo(topic);
       assertThat(header(dead, DeadLetters.ORIGINAL_PARTITION)).isNotNull();
@@ -197,7 +199,21 @@ class IdempotentConsumerIT {
       assertThat(header(dead, DeadLetters.CONSUMER)).isEqualTo("order-consumer");
       String key = header(dead, DeadLetters.IDEMPOTENCY_KEY);
       reasonByKey.put(key == null ? "<none>" : key.length() > 20 ? "<long>" : key, header(dead, DeadLetters.REASON));
+      // spring-kafka's dead-letter headers, with its types: partition an int, offset a long.
+      assertThat(header(dead, "kafka_dlt-original-topic")).isEqualTo(topic);
+      assertThat(ByteBuffer.wrap(dead.headers().lastHeader("kafka_dlt-original-partition").value()).getInt())
+          .isEqualTo(Integer.parseInt(header(dead, DeadLetters.ORIGINAL_PARTITION)));
+      assertThat(ByteBuffer.wrap(dead.headers().lastHeader("kafka_dlt-original-offset").value()).getLong())
+          .isEqualTo(Long.parseLong(header(dead, DeadLetters.ORIGINAL_OFFSET)));
+      assertThat(header(dead, "kafka_dlt-original-consumer-group")).isEqualTo("order-consumer");
+      assertThat(header(dead, "kafka_dlt-exception-message")).startsWith(header(dead, DeadLetters.REASON) + ": ");
+      exceptionByKey.put(String.valueOf(key), header(dead, "kafka_dlt-exception-fqcn"));
     }
+    assertThat(exceptionByKey)
+        .containsEntry("explode", IllegalStateException.class.getName())
+        .containsEntry("mystery", PoisonMessageException.class.getName())
+        .containsEntry("bad-json", "dev.inboxoutbox.inbox.InvalidPayloadException")
+        .containsEntry("ok-1", DeadLetterReason.class.getName());
     assertThat(reasonByKey)
         .containsEntry("bad-json", "MALFORMED_PAYLOAD")
         .containsEntry("<none>", "INVALID_KEY")

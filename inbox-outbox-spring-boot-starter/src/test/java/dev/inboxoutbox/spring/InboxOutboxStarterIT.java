@@ -2,6 +2,7 @@ package dev.inboxoutbox.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
@@ -11,6 +12,7 @@ import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.RelayState;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,6 +36,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -51,6 +54,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.config.ContainerCustomizer;
+import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties;
 
@@ -192,6 +196,7 @@ class InboxOutboxStarterIT {
     // Compressed, 2 MiB passes the broker; uncompressed it is over the dead-letter producer's
     // default max.request.size of 1 MiB.
     byte[] twoMiB = ("{\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
+    RecordMetadata bigAt;
     try (KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
             Map.of(
@@ -202,7 +207,7 @@ class InboxOutboxStarterIT {
             new ByteArraySerializer())) {
       ProducerRecord<String, byte[]> big = new ProducerRecord<>(topic, "o-1", twoMiB);
       big.headers().add("Idempotency-Key", "k-big".getBytes(StandardCharsets.UTF_8));
-      producer.send(big).get();
+      bigAt = producer.send(big).get();
       producer.send(record("o-1", "k-after", "{\"n\":1}")).get();
     }
 
@@ -214,6 +219,15 @@ class InboxOutboxStarterIT {
     assertThat(header(dead, DeadLetters.REASON)).isEqualTo("OVERSIZE");
     assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(twoMiB.length));
     assertThat(header(dead, "Idempotency-Key")).isEqualTo("k-big");
+    // What spring-kafka's DeadLetterPublishingRecoverer writes, with its types, for its tooling.
+    assertThat(header(dead, KafkaHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(topic);
+    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_PARTITION)).getInt()).isEqualTo(bigAt.partition());
+    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong()).isEqualTo(bigAt.offset());
+    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP)).getLong()).isEqualTo(bigAt.timestamp());
+    assertThat(header(dead, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE)).isEqualTo("CreateTime");
+    assertThat(header(dead, KafkaHeaders.DLT_ORIGINAL_CONSUMER_GROUP)).isEqualTo("starter-orders");
+    assertThat(header(dead, KafkaHeaders.DLT_EXCEPTION_FQCN)).isEqualTo(DeadLetterReason.class.getName());
+    assertThat(header(dead, KafkaHeaders.DLT_EXCEPTION_MESSAGE)).startsWith("OVERSIZE: ");
     assertThat(count("SELECT count(*) FROM orders WHERE key = 'k-after'")).isEqualTo(1);
 
     MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -309,6 +323,12 @@ class InboxOutboxStarterIT {
   private static String header(ConsumerRecord<String, byte[]> record, String name) {
     Header header = record.headers().lastHeader(name);
     return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  private static byte[] bytes(ConsumerRecord<String, byte[]> record, String name) {
+    Header header = record.headers().lastHeader(name);
+    assertThat(header).as("header %s", name).isNotNull();
+    return header.value();
   }
 
   private int count(String sql) {
