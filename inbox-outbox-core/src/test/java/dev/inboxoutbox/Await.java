@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.function.BooleanSupplier;
 
-/** Polls a condition until it holds or a deadline passes; integration tests never assert on timing. */
+/**
+ * Polls a condition until it holds or a deadline passes; integration tests never assert on timing.
+ */
 public final class Await {
 
   private Await() {}

@@ -38,9 +38,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Throughput of three consumers over the same records on the same stack (the inbox, no inbox, and
- * a naive read-then-write check in a transaction per record), then relay commit-to-Kafka latency
- * at a fixed rate. Prints figures and ratios; never part of the tests' pass/fail.
+ * Throughput of three consumers over the same records on the same stack (the inbox, no inbox, and a
+ * naive read-then-write check in a transaction per record), then relay commit-to-Kafka latency at a
+ * fixed rate. Prints figures and ratios; never part of the tests' pass/fail.
  */
 final class Bench {
 
@@ -60,7 +60,9 @@ final class Bench {
     try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment());
         Database db = stack.postgres().createDatabase()) {
       InboxOutboxSchema.migrate(db.dataSource());
-      execute(db, "CREATE TABLE effects (key text NOT NULL, amount int NOT NULL)",
+      execute(
+          db,
+          "CREATE TABLE effects (key text NOT NULL, amount int NOT NULL)",
           "CREATE TABLE naive_seen (key text PRIMARY KEY)");
       String bootstrap = stack.kafka().bootstrapServers();
       String topic = "bench-" + UUID.randomUUID().toString().substring(0, 8);
@@ -74,9 +76,14 @@ final class Bench {
       double naive = naive(bootstrap, topic, db);
       out.println();
       out.printf("%-52s %10s %8s%n", "consumer", "msg/s", "ratio");
-      out.printf("%-52s %10.0f %8.2f%n", "no inbox (baseline: same state, no dedup)", withoutInbox, 1.0);
-      out.printf("%-52s %10.0f %8.2f%n", "inbox: batch claim in one transaction per poll", withInbox, withInbox / withoutInbox);
-      out.printf("%-52s %10.0f %8.2f%n", "naive: read-then-write check, transaction per record", naive, naive / withoutInbox);
+      out.printf(
+          "%-52s %10.0f %8.2f%n", "no inbox (baseline: same state, no dedup)", withoutInbox, 1.0);
+      out.printf(
+          "%-52s %10.0f %8.2f%n",
+          "inbox: batch claim in one transaction per poll", withInbox, withInbox / withoutInbox);
+      out.printf(
+          "%-52s %10.0f %8.2f%n",
+          "naive: read-then-write check, transaction per record", naive, naive / withoutInbox);
       relayLatency(db, bootstrap);
     }
   }
@@ -85,13 +92,20 @@ final class Bench {
     Random random = new Random(1);
     List<String> keys = new ArrayList<>();
     try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "linger.ms", "20"), new StringSerializer(), new ByteArraySerializer())) {
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", bootstrap, "linger.ms", "20"),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
       for (int i = 0; i < messages; i++) {
-        String key = !keys.isEmpty() && random.nextInt(10) == 0 ? keys.get(random.nextInt(keys.size())) : UUID.randomUUID().toString();
+        String key =
+            !keys.isEmpty() && random.nextInt(10) == 0
+                ? keys.get(random.nextInt(keys.size()))
+                : UUID.randomUUID().toString();
         if (!keys.contains(key) && keys.size() < 1_000_000) {
           keys.add(key);
         }
-        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, key, "{\"amount\":1}".getBytes(StandardCharsets.UTF_8));
+        ProducerRecord<String, byte[]> record =
+            new ProducerRecord<>(topic, key, "{\"amount\":1}".getBytes(StandardCharsets.UTF_8));
         record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
         producer.send(record);
       }
@@ -99,51 +113,84 @@ final class Bench {
     return new java.util.HashSet<>(keys).size();
   }
 
-  private double consume(String bootstrap, String topic, Database db, boolean dedup, int distinct) throws Exception {
-    MessageHandler handler = (message, context) -> {
-      try (PreparedStatement insert = context.connection().prepareStatement("INSERT INTO effects (key, amount) VALUES (?, 1)")) {
-        insert.setString(1, message.idempotencyKey().value());
-        insert.executeUpdate();
-      }
-      return Outcome.success();
-    };
+  private double consume(String bootstrap, String topic, Database db, boolean dedup, int distinct)
+      throws Exception {
+    MessageHandler handler =
+        (message, context) -> {
+          try (PreparedStatement insert =
+              context
+                  .connection()
+                  .prepareStatement("INSERT INTO effects (key, amount) VALUES (?, 1)")) {
+            insert.setString(1, message.idempotencyKey().value());
+            insert.executeUpdate();
+          }
+          return Outcome.success();
+        };
     long started = System.nanoTime();
-    try (IdempotentConsumer consumer = IdempotentConsumer.builder()
-        .kafka(Map.of("bootstrap.servers", bootstrap, "group.id", "bench-" + dedup + "-" + UUID.randomUUID()))
-        .topics(topic).dataSource(db.dataSource())
-        .settings(ConsumerSettings.builder(dedup ? "bench-inbox" : "bench-plain").dedupEnabled(dedup).build())
-        .handler(handler).build().start()) {
+    try (IdempotentConsumer consumer =
+        IdempotentConsumer.builder()
+            .kafka(
+                Map.of(
+                    "bootstrap.servers",
+                    bootstrap,
+                    "group.id",
+                    "bench-" + dedup + "-" + UUID.randomUUID()))
+            .topics(topic)
+            .dataSource(db.dataSource())
+            .settings(
+                ConsumerSettings.builder(dedup ? "bench-inbox" : "bench-plain")
+                    .dedupEnabled(dedup)
+                    .build())
+            .handler(handler)
+            .build()
+            .start()) {
       await(() -> consumer.stats().snapshot().records(), messages);
     }
     double seconds = (System.nanoTime() - started) / 1e9;
     long effects = count(db, "SELECT count(*) FROM effects");
-    out.printf("%s: %d records in %.1f s, %d effects (distinct keys %d)%n", dedup ? "inbox" : "no inbox", messages, seconds, effects, distinct);
+    out.printf(
+        "%s: %d records in %.1f s, %d effects (distinct keys %d)%n",
+        dedup ? "inbox" : "no inbox", messages, seconds, effects, distinct);
     return messages / seconds;
   }
 
   private double naive(String bootstrap, String topic, Database db) throws Exception {
     long started = System.nanoTime();
     int done = 0;
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(
-            Map.of("bootstrap.servers", bootstrap, "group.id", "bench-naive-" + UUID.randomUUID(),
-                "auto.offset.reset", "earliest", "enable.auto.commit", "false"),
-            new StringDeserializer(), new ByteArrayDeserializer());
+    try (KafkaConsumer<String, byte[]> consumer =
+            new KafkaConsumer<>(
+                Map.of(
+                    "bootstrap.servers",
+                    bootstrap,
+                    "group.id",
+                    "bench-naive-" + UUID.randomUUID(),
+                    "auto.offset.reset",
+                    "earliest",
+                    "enable.auto.commit",
+                    "false"),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
         Connection connection = db.connect()) {
       consumer.subscribe(List.of(topic));
       while (done < messages) {
         for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
           connection.setAutoCommit(false);
           boolean seen;
-          // The pattern the brief warns about: check, then write. Correct only with the primary key behind it.
-          try (PreparedStatement check = connection.prepareStatement("SELECT 1 FROM naive_seen WHERE key = ?")) {
+          // The pattern the brief warns about: check, then write. Correct only with the primary key
+          // behind it.
+          try (PreparedStatement check =
+              connection.prepareStatement("SELECT 1 FROM naive_seen WHERE key = ?")) {
             check.setString(1, record.key());
             try (ResultSet row = check.executeQuery()) {
               seen = row.next();
             }
           }
           if (!seen) {
-            try (PreparedStatement mark = connection.prepareStatement("INSERT INTO naive_seen (key) VALUES (?)");
-                PreparedStatement effect = connection.prepareStatement("INSERT INTO effects (key, amount) VALUES (?, 1)")) {
+            try (PreparedStatement mark =
+                    connection.prepareStatement("INSERT INTO naive_seen (key) VALUES (?)");
+                PreparedStatement effect =
+                    connection.prepareStatement(
+                        "INSERT INTO effects (key, amount) VALUES (?, 1)")) {
               mark.setString(1, record.key());
               mark.executeUpdate();
               effect.setString(1, record.key());
@@ -151,8 +198,10 @@ final class Bench {
             }
           }
           connection.commit();
-          consumer.commitSync(Map.of(new org.apache.kafka.common.TopicPartition(record.topic(), record.partition()),
-              new org.apache.kafka.clients.consumer.OffsetAndMetadata(record.offset() + 1)));
+          consumer.commitSync(
+              Map.of(
+                  new org.apache.kafka.common.TopicPartition(record.topic(), record.partition()),
+                  new org.apache.kafka.clients.consumer.OffsetAndMetadata(record.offset() + 1)));
           done++;
         }
       }
@@ -164,15 +213,36 @@ final class Bench {
 
   private void relayLatency(Database db, String bootstrap) throws Exception {
     String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6);
-    try (OutboxRelay relay = new OutboxRelay(RelaySettings.builder().jdbcUrl(db.jdbcUrl()).user(db.username())
-            .password(db.password()).kafkaBootstrapServers(bootstrap).topicReplacement(prefix + ".${routedByValue}")
-            .offsetFlushInterval(Duration.ofMillis(500)).build()).start();
-        KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(
-            Map.of("bootstrap.servers", bootstrap, "group.id", "bench-relay-" + UUID.randomUUID(),
-                "auto.offset.reset", "earliest", "metadata.max.age.ms", "500"),
-            new StringDeserializer(), new ByteArrayDeserializer())) {
+    try (OutboxRelay relay =
+            new OutboxRelay(
+                    RelaySettings.builder()
+                        .jdbcUrl(db.jdbcUrl())
+                        .user(db.username())
+                        .password(db.password())
+                        .kafkaBootstrapServers(bootstrap)
+                        .topicReplacement(prefix + ".${routedByValue}")
+                        .offsetFlushInterval(Duration.ofMillis(500))
+                        .build())
+                .start();
+        KafkaConsumer<String, byte[]> consumer =
+            new KafkaConsumer<>(
+                Map.of(
+                    "bootstrap.servers",
+                    bootstrap,
+                    "group.id",
+                    "bench-relay-" + UUID.randomUUID(),
+                    "auto.offset.reset",
+                    "earliest",
+                    "metadata.max.age.ms",
+                    "500"),
+                new StringDeserializer(),
+                new ByteArrayDeserializer())) {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (relay.state() != RelayState.RUNNING || count(db, "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active") == 0) {
+      while (relay.state() != RelayState.RUNNING
+          || count(
+                  db,
+                  "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
+              == 0) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("relay did not start");
         }
@@ -181,21 +251,27 @@ final class Bench {
       consumer.subscribe(List.of(prefix + ".bench"));
       Outbox outbox = Outbox.builder().build();
       List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
-      Thread reader = new Thread(() -> {
-        while (latencies.size() < relayEvents) {
-          for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-            String value = new String(record.value(), StandardCharsets.UTF_8);
-            long committedAt = Long.parseLong(value.replaceAll("\\D", ""));
-            latencies.add(System.currentTimeMillis() - committedAt);
-          }
-        }
-      });
+      Thread reader =
+          new Thread(
+              () -> {
+                while (latencies.size() < relayEvents) {
+                  for (ConsumerRecord<String, byte[]> record :
+                      consumer.poll(Duration.ofMillis(100))) {
+                    String value = new String(record.value(), StandardCharsets.UTF_8);
+                    long committedAt = Long.parseLong(value.replaceAll("\\D", ""));
+                    latencies.add(System.currentTimeMillis() - committedAt);
+                  }
+                }
+              });
       reader.start();
       long started = System.nanoTime();
       for (int i = 0; i < relayEvents; i++) {
         try (Connection tx = db.connect()) {
           tx.setAutoCommit(false);
-          outbox.append(tx, OutboxEvent.of("bench", "a-" + (i % 20), "Tick", "{\"t\":" + System.currentTimeMillis() + "}"));
+          outbox.append(
+              tx,
+              OutboxEvent.of(
+                  "bench", "a-" + (i % 20), "Tick", "{\"t\":" + System.currentTimeMillis() + "}"));
           tx.commit();
         }
         long due = started + Duration.ofSeconds(1).toNanos() * (i + 1) / relayRate;
@@ -207,27 +283,36 @@ final class Bench {
       reader.join(60_000);
       List<Long> sorted = new ArrayList<>(latencies);
       Collections.sort(sorted);
-      out.printf("%nrelay commit-to-Kafka-consumer latency at %d events/s over %d events: p50 %d ms, p99 %d ms, max %d ms%n",
-          relayRate, sorted.size(), percentile(sorted, 0.50), percentile(sorted, 0.99), sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1));
+      out.printf(
+          "%nrelay commit-to-Kafka-consumer latency at %d events/s over %d events: p50 %d ms, p99 %d ms, max %d ms%n",
+          relayRate,
+          sorted.size(),
+          percentile(sorted, 0.50),
+          percentile(sorted, 0.99),
+          sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1));
     }
   }
 
   private static long percentile(List<Long> sorted, double p) {
-    return sorted.isEmpty() ? 0 : sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size())));
+    return sorted.isEmpty()
+        ? 0
+        : sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size())));
   }
 
   private static void await(LongSupplier progress, long target) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
     while (progress.getAsLong() < target) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("benchmark consumer stalled at " + progress.getAsLong() + " of " + target);
+        throw new IllegalStateException(
+            "benchmark consumer stalled at " + progress.getAsLong() + " of " + target);
       }
       Thread.sleep(20);
     }
   }
 
   private static void execute(Database db, String... statements) throws SQLException {
-    try (Connection connection = db.connect(); Statement statement = connection.createStatement()) {
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement()) {
       for (String sql : statements) {
         statement.execute(sql);
       }
@@ -235,7 +320,8 @@ final class Bench {
   }
 
   private static long count(Database db, String sql) throws SQLException {
-    try (Connection connection = db.connect(); Statement statement = connection.createStatement();
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement();
         ResultSet row = statement.executeQuery(sql)) {
       row.next();
       return row.getLong(1);

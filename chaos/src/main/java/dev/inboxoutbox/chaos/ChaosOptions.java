@@ -30,17 +30,27 @@ record ChaosOptions(
     Objects.requireNonNull(repoRoot, "repoRoot");
     Objects.requireNonNull(reportDirectory, "reportDirectory");
     require(orders > 0, "orders must be positive, was " + orders);
-    require(ratePerSecond >= 0, "rate must be 0 (as fast as possible) or positive, was " + ratePerSecond);
-    require(orderInstances >= 1 && paymentInstances >= 1,
-        "each service needs at least one instance, was " + orderInstances + " order-consumer and "
-            + paymentInstances + " payment-consumer");
+    require(
+        ratePerSecond >= 0,
+        "rate must be 0 (as fast as possible) or positive, was " + ratePerSecond);
+    require(
+        orderInstances >= 1 && paymentInstances >= 1,
+        "each service needs at least one instance, was "
+            + orderInstances
+            + " order-consumer and "
+            + paymentInstances
+            + " payment-consumer");
     require(minKills >= 0, "min-kills must not be negative, was " + minKills);
     // The last live instance of a service is never killed: with one instance each nothing can be.
-    require(minKills == 0 || orderInstances > 1 || paymentInstances > 1,
-        "min-kills " + minKills + " needs a service with at least two instances (the last live instance is never killed)");
+    require(
+        minKills == 0 || orderInstances > 1 || paymentInstances > 1,
+        "min-kills "
+            + minKills
+            + " needs a service with at least two instances (the last live instance is never killed)");
     requirePositive(killIntervalMin, "kill-every-min");
     requirePositive(killIntervalMax, "kill-every-max");
-    require(killIntervalMin.compareTo(killIntervalMax) <= 0,
+    require(
+        killIntervalMin.compareTo(killIntervalMax) <= 0,
         "kill-every-min " + killIntervalMin + " is longer than kill-every-max " + killIntervalMax);
     require(!restartDelay.isNegative(), "restart-delay must not be negative, was " + restartDelay);
     requirePositive(quiescenceTimeout, "quiescence-timeout");
@@ -58,7 +68,9 @@ record ChaosOptions(
   }
 
   private static void requirePositive(Duration duration, String name) {
-    require(duration != null && !duration.isNegative() && !duration.isZero(), name + " must be positive, was " + duration);
+    require(
+        duration != null && !duration.isNegative() && !duration.isZero(),
+        name + " must be positive, was " + duration);
   }
 
   private static void requireShare(double share, String name) {

@@ -56,7 +56,8 @@ final class ChaosRun {
   private final List<Map<String, Object>> killLog = new ArrayList<>();
 
   /** A list the webhook proxy may read while the run fills it. */
-  private static final class CopyOnWriteList extends java.util.concurrent.CopyOnWriteArrayList<ServiceProcess> {
+  private static final class CopyOnWriteList
+      extends java.util.concurrent.CopyOnWriteArrayList<ServiceProcess> {
     private static final long serialVersionUID = 1L;
   }
 
@@ -73,17 +74,25 @@ final class ChaosRun {
   boolean run() throws Exception {
     Instant started = Instant.now();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
-    out.printf("iox chaos: seed %d, %d orders at %d/s, %d order-consumer + %d payment-consumer processes, dedup %s%n",
-        options.seed(), options.orders(), options.ratePerSecond(), options.orderInstances(),
-        options.paymentInstances(), options.dedup() ? "on" : "OFF (negative control)");
-    Path runDirectory = options.reportDirectory().resolve("chaos-" + started.toString().replace(':', '-'));
+    out.printf(
+        "iox chaos: seed %d, %d orders at %d/s, %d order-consumer + %d payment-consumer processes, dedup %s%n",
+        options.seed(),
+        options.orders(),
+        options.ratePerSecond(),
+        options.orderInstances(),
+        options.paymentInstances(),
+        options.dedup() ? "on" : "OFF (negative control)");
+    Path runDirectory =
+        options.reportDirectory().resolve("chaos-" + started.toString().replace(':', '-'));
     Path logs = Files.createDirectories(runDirectory.resolve("logs"));
     Path orderJar = serviceJar(options.repoRoot(), "order-consumer");
     Path paymentJar = serviceJar(options.repoRoot(), "payment-consumer");
     String secret = "whsec_" + UUID.randomUUID();
     // Crash points fire while this file exists: during the kill phase, not while the run drains.
-    Path crashPointsArmed = Files.writeString(runDirectory.resolve("crash-points-armed"),
-        "the services' crash points may fire while this file exists\n");
+    Path crashPointsArmed =
+        Files.writeString(
+            runDirectory.resolve("crash-points-armed"),
+            "the services' crash points may fire while this file exists\n");
 
     DevStackSettings settings = DevStackSettings.fromEnvironment();
     // A killed member's partitions wait for its session to expire. The embedded broker accepts 3 s;
@@ -106,59 +115,107 @@ final class ChaosRun {
                 .build()
                 .start()) {
       String bootstrap = stack.kafka().bootstrapServers();
-      out.printf("stack: %s, %s; provider on port %d; logs in %s%n",
+      out.printf(
+          "stack: %s, %s; provider on port %d; logs in %s%n",
           stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
-      Map<String, String> orderProperties = runProperties(ordersDb, bootstrap, sessionTimeoutMs, crashPointsArmed, Map.of());
+      Map<String, String> orderProperties =
+          runProperties(ordersDb, bootstrap, sessionTimeoutMs, crashPointsArmed, Map.of());
       Map<String, String> paymentProperties =
-          runProperties(paymentsDb, bootstrap, sessionTimeoutMs, crashPointsArmed,
+          runProperties(
+              paymentsDb,
+              bootstrap,
+              sessionTimeoutMs,
+              crashPointsArmed,
               paymentProviderProperties(provider.baseUrl().toString(), secret));
-      FastStartJar[] jars = prepareJars(orderJar, orderProperties, paymentJar, paymentProperties, logs, out);
+      FastStartJar[] jars =
+          prepareJars(orderJar, orderProperties, paymentJar, paymentProperties, logs, out);
       for (int i = 1; i <= options.orderInstances(); i++) {
-        orderServices.add(new ServiceProcess("order-consumer-" + i, jars[0], freePort(), orderProperties, logs));
+        orderServices.add(
+            new ServiceProcess("order-consumer-" + i, jars[0], freePort(), orderProperties, logs));
       }
       for (int i = 1; i <= options.paymentInstances(); i++) {
-        paymentServices.add(new ServiceProcess("payment-consumer-" + i, jars[1], freePort(), paymentProperties, logs));
+        paymentServices.add(
+            new ServiceProcess(
+                "payment-consumer-" + i, jars[1], freePort(), paymentProperties, logs));
       }
-      List<ServiceProcess> all = Stream.concat(orderServices.stream(), paymentServices.stream()).toList();
+      List<ServiceProcess> all =
+          Stream.concat(orderServices.stream(), paymentServices.stream()).toList();
       for (ServiceProcess service : all) {
         service.start();
       }
       awaitReady(all, Duration.ofMinutes(3));
-      out.printf("all %d processes up after %d s (%s)%n", all.size(), Duration.between(started, Instant.now()).toSeconds(),
-          jars[0].description());
+      out.printf(
+          "all %d processes up after %d s (%s)%n",
+          all.size(), Duration.between(started, Instant.now()).toSeconds(), jars[0].description());
 
       Instant loadStarted = Instant.now();
       ExecutorService background = Executors.newFixedThreadPool(2);
       ExecutorService restarts = Executors.newCachedThreadPool();
-      java.util.concurrent.ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor();
-      supervisor.scheduleWithFixedDelay(() -> restartCrashed(all, restarts), 200, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
-      try (LoadProducer load = new LoadProducer(bootstrap, options.seed(), options.retryShare(),
-          options.conflictShare(), options.malformedShare())) {
-        Future<?> producing = background.submit(() -> {
-          load.send(options.orders(), options.ratePerSecond());
-          return null;
-        });
+      java.util.concurrent.ScheduledExecutorService supervisor =
+          Executors.newSingleThreadScheduledExecutor();
+      supervisor.scheduleWithFixedDelay(
+          () -> restartCrashed(all, restarts),
+          200,
+          200,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+      try (LoadProducer load =
+          new LoadProducer(
+              bootstrap,
+              options.seed(),
+              options.retryShare(),
+              options.conflictShare(),
+              options.malformedShare())) {
+        Future<?> producing =
+            background.submit(
+                () -> {
+                  load.send(options.orders(), options.ratePerSecond());
+                  return null;
+                });
         killWhileLoading(all, producing, load, ordersDb, loadStarted, restarts);
         // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
         // the drain has to wait for.
         Files.deleteIfExists(crashPointsArmed);
         producing.get();
         background.shutdownNow();
-        List<String> down = awaitQuiescence(ordersDb, paymentsDb, bootstrap, load, loadStarted, all);
+        List<String> down =
+            awaitQuiescence(ordersDb, paymentsDb, bootstrap, load, loadStarted, all);
         supervisor.shutdownNow();
         restarts.shutdownNow();
         out.println();
-        out.println(down == null ? "quiet, every process back up: verifying"
-            : "did not go quiet within " + options.quiescenceTimeout()
-                + (down.isEmpty() ? "" : " (not up: " + String.join(", ", down) + ")") + ": verifying anyway");
+        out.println(
+            down == null
+                ? "quiet, every process back up: verifying"
+                : "did not go quiet within "
+                    + options.quiescenceTimeout()
+                    + (down.isEmpty() ? "" : " (not up: " + String.join(", ", down) + ")")
+                    + ": verifying anyway");
         List<Invariant> invariants =
-            new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap).verify(load.sent(), provider.ledger());
+            new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap)
+                .verify(load.sent(), provider.ledger());
         Duration took = Duration.between(started, Instant.now());
-        Optional<MachineLoad> machine = cpuAtStart.flatMap(start -> MachineLoad.Sample.read()
-            .map(end -> MachineLoad.between(start, end, Runtime.getRuntime().availableProcessors())));
-        Report report = new Report(options, load.sent().summary(), killCounts(), invariants, timeline, killLog,
-            Map.of("webhooks", provider.webhookStats().toString(), "ledgerEntries", provider.ledger().size()), took,
-            machine);
+        Optional<MachineLoad> machine =
+            cpuAtStart.flatMap(
+                start ->
+                    MachineLoad.Sample.read()
+                        .map(
+                            end ->
+                                MachineLoad.between(
+                                    start, end, Runtime.getRuntime().availableProcessors())));
+        Report report =
+            new Report(
+                options,
+                load.sent().summary(),
+                killCounts(),
+                invariants,
+                timeline,
+                killLog,
+                Map.of(
+                    "webhooks",
+                    provider.webhookStats().toString(),
+                    "ledgerEntries",
+                    provider.ledger().size()),
+                took,
+                machine);
         report.print(out);
         Path json = report.writeJson(runDirectory);
         Path html = report.writeHtml(runDirectory);
@@ -173,63 +230,106 @@ final class ChaosRun {
 
   /**
    * What {@code iox prepare} runs once per build: extracts both services and trains their
-   * class-data archives against a throwaway stack, so the first chaos run after a build starts
-   * with them. A chaos run still trains by itself when they are missing or stale. Returns whether
-   * both archives are ready.
+   * class-data archives against a throwaway stack, so the first chaos run after a build starts with
+   * them. A chaos run still trains by itself when they are missing or stale. Returns whether both
+   * archives are ready.
    */
-  static boolean prepareFastStart(Path repoRoot, Path reportDirectory, PrintStream out) throws Exception {
+  static boolean prepareFastStart(Path repoRoot, Path reportDirectory, PrintStream out)
+      throws Exception {
     Path orderJar = serviceJar(repoRoot, "order-consumer");
     Path paymentJar = serviceJar(repoRoot, "payment-consumer");
-    Path logs = Files.createDirectories(reportDirectory.resolve("prepare-" + Instant.now().toString().replace(':', '-')));
+    Path logs =
+        Files.createDirectories(
+            reportDirectory.resolve("prepare-" + Instant.now().toString().replace(':', '-')));
     try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment());
         Database ordersDb = stack.postgres().createDatabase();
         Database paymentsDb = stack.postgres().createDatabase()) {
       String bootstrap = stack.kafka().bootstrapServers();
       // Training stops once the context is refreshed: nothing calls the provider, any URL will do.
-      FastStartJar[] jars = prepareJars(
-          orderJar, serviceProperties(ordersDb, bootstrap, "6000", true, Map.of()),
-          paymentJar, serviceProperties(paymentsDb, bootstrap, "6000", true,
-              paymentProviderProperties("http://localhost:9", "whsec_prepare")),
-          logs, out);
-      out.printf("service processes will start from: %s, %s%n", jars[0].description(), jars[1].description());
+      FastStartJar[] jars =
+          prepareJars(
+              orderJar, serviceProperties(ordersDb, bootstrap, "6000", true, Map.of()),
+              paymentJar,
+                  serviceProperties(
+                      paymentsDb,
+                      bootstrap,
+                      "6000",
+                      true,
+                      paymentProviderProperties("http://localhost:9", "whsec_prepare")),
+              logs, out);
+      out.printf(
+          "service processes will start from: %s, %s%n",
+          jars[0].description(), jars[1].description());
       return jars[0].usesArchive() && jars[1].usesArchive();
     }
   }
 
-  private static Map<String, String> paymentProviderProperties(String providerUrl, String webhookSecret) {
-    return Map.of("payment.provider.url", providerUrl, "payment.provider.webhook-secret", webhookSecret);
+  private static Map<String, String> paymentProviderProperties(
+      String providerUrl, String webhookSecret) {
+    return Map.of(
+        "payment.provider.url", providerUrl, "payment.provider.webhook-secret", webhookSecret);
   }
 
   /** Both services train at once: each training run is single-threaded for most of its life. */
-  private static FastStartJar[] prepareJars(Path orderJar, Map<String, String> orderProperties, Path paymentJar,
-      Map<String, String> paymentProperties, Path logs, PrintStream out) throws Exception {
+  private static FastStartJar[] prepareJars(
+      Path orderJar,
+      Map<String, String> orderProperties,
+      Path paymentJar,
+      Map<String, String> paymentProperties,
+      Path logs,
+      PrintStream out)
+      throws Exception {
     ExecutorService preparing = Executors.newFixedThreadPool(2);
     try {
-      Future<FastStartJar> orders = preparing.submit(
-          () -> FastStartJar.prepare(orderJar, orderProperties, logs.resolve("order-consumer-training.log"), out));
-      Future<FastStartJar> payments = preparing.submit(
-          () -> FastStartJar.prepare(paymentJar, paymentProperties, logs.resolve("payment-consumer-training.log"), out));
+      Future<FastStartJar> orders =
+          preparing.submit(
+              () ->
+                  FastStartJar.prepare(
+                      orderJar, orderProperties, logs.resolve("order-consumer-training.log"), out));
+      Future<FastStartJar> payments =
+          preparing.submit(
+              () ->
+                  FastStartJar.prepare(
+                      paymentJar,
+                      paymentProperties,
+                      logs.resolve("payment-consumer-training.log"),
+                      out));
       return new FastStartJar[] {orders.get(), payments.get()};
     } finally {
       preparing.shutdownNow();
     }
   }
 
-  /** The service settings of this run: with its crash points, armed while {@code crashPointsArmed} exists. */
-  private Map<String, String> runProperties(Database db, String bootstrap, String sessionTimeoutMs,
-      Path crashPointsArmed, Map<String, String> extra) {
-    Map<String, String> properties = serviceProperties(db, bootstrap, sessionTimeoutMs, options.dedup(), extra);
+  /**
+   * The service settings of this run: with its crash points, armed while {@code crashPointsArmed}
+   * exists.
+   */
+  private Map<String, String> runProperties(
+      Database db,
+      String bootstrap,
+      String sessionTimeoutMs,
+      Path crashPointsArmed,
+      Map<String, String> extra) {
+    Map<String, String> properties =
+        serviceProperties(db, bootstrap, sessionTimeoutMs, options.dedup(), extra);
     if (options.crashPointProbability() > 0) {
       properties.put("inbox-outbox.chaos.arming-file", crashPointsArmed.toString());
-      for (String point : List.of("MID_HANDLER", "AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT", "RELAY_AFTER_PUBLISH")) {
-        properties.put("inbox-outbox.chaos.crash-points." + point, String.valueOf(options.crashPointProbability()));
+      for (String point :
+          List.of("MID_HANDLER", "AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT", "RELAY_AFTER_PUBLISH")) {
+        properties.put(
+            "inbox-outbox.chaos.crash-points." + point,
+            String.valueOf(options.crashPointProbability()));
       }
     }
     return properties;
   }
 
-  private static Map<String, String> serviceProperties(Database db, String bootstrap, String sessionTimeoutMs,
-      boolean dedup, Map<String, String> extra) {
+  private static Map<String, String> serviceProperties(
+      Database db,
+      String bootstrap,
+      String sessionTimeoutMs,
+      boolean dedup,
+      Map<String, String> extra) {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put("spring.datasource.url", db.jdbcUrl());
     properties.put("spring.datasource.username", db.username());
@@ -255,53 +355,63 @@ final class ChaosRun {
     return properties;
   }
 
-  private void killWhileLoading(List<ServiceProcess> all, Future<?> producing, LoadProducer load, Database ordersDb,
-      Instant loadStarted, ExecutorService restarts) throws Exception {
+  private void killWhileLoading(
+      List<ServiceProcess> all,
+      Future<?> producing,
+      LoadProducer load,
+      Database ordersDb,
+      Instant loadStarted,
+      ExecutorService restarts)
+      throws Exception {
     Instant nextKill = Instant.now().plus(killInterval());
     Instant nextSample = Instant.now();
     while (!producing.isDone() || totalKills() < options.minKills()) {
-        Instant now = Instant.now();
-        if (!now.isBefore(nextKill)) {
-          ServiceProcess victim;
-          synchronized (this) {
-            victim = chooseVictim(all);
-            if (victim != null) {
-              killedByUs.add(victim);
-              victim.kill();
-              restarts.submit(() -> restartLater(victim));
-            }
+      Instant now = Instant.now();
+      if (!now.isBefore(nextKill)) {
+        ServiceProcess victim;
+        synchronized (this) {
+          victim = chooseVictim(all);
+          if (victim != null) {
+            killedByUs.add(victim);
+            victim.kill();
+            restarts.submit(() -> restartLater(victim));
           }
-          // A kill that found no eligible victim is due again as soon as one is.
-          nextKill = victim != null ? now.plus(killInterval()) : now.plusMillis(250);
         }
-        if (!now.isBefore(nextSample)) {
-          sample(load, ordersDb, loadStarted);
-          nextSample = now.plusSeconds(1);
-        }
-        Thread.sleep(50);
-        if (Duration.between(loadStarted, now).compareTo(Duration.ofMinutes(10)) > 0) {
-          break; // a broken setup must not hang a CI run
-        }
+        // A kill that found no eligible victim is due again as soon as one is.
+        nextKill = victim != null ? now.plus(killInterval()) : now.plusMillis(250);
+      }
+      if (!now.isBefore(nextSample)) {
+        sample(load, ordersDb, loadStarted);
+        nextSample = now.plusSeconds(1);
+      }
+      Thread.sleep(50);
+      if (Duration.between(loadStarted, now).compareTo(Duration.ofMinutes(10)) > 0) {
+        break; // a broken setup must not hang a CI run
+      }
     }
   }
 
   /**
    * A victim is an instance that serves (health UP: consumers and relay running), or one that has
-   * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's own start, into
-   * the application's (on an idle machine it migrates, joins its groups and competes for the relay
-   * slot by then; under load it may still be creating beans), so a kill there is a real crash
-   * during start-up. An instance killed during start-up must serve before it can be killed again,
-   * so one fresh JVM is not killed over and over to make up the count. Never the last serving
-   * instance of a service: the run measures recovery, not an outage.
+   * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's own start, into the
+   * application's (on an idle machine it migrates, joins its groups and competes for the relay slot
+   * by then; under load it may still be creating beans), so a kill there is a real crash during
+   * start-up. An instance killed during start-up must serve before it can be killed again, so one
+   * fresh JVM is not killed over and over to make up the count. Never the last serving instance of
+   * a service: the run measures recovery, not an outage.
    */
   private ServiceProcess chooseVictim(List<ServiceProcess> all) {
     all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
-    List<ServiceProcess> alive = all.stream()
-        .filter(ServiceProcess::alive)
-        .filter(service -> service.ready()
-            || (service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0 && !killedDuringStartUp.contains(service)))
-        .filter(this::hasServingSibling)
-        .toList();
+    List<ServiceProcess> alive =
+        all.stream()
+            .filter(ServiceProcess::alive)
+            .filter(
+                service ->
+                    service.ready()
+                        || (service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0
+                            && !killedDuringStartUp.contains(service)))
+            .filter(this::hasServingSibling)
+            .toList();
     if (alive.isEmpty()) {
       return null;
     }
@@ -319,7 +429,8 @@ final class ChaosRun {
   }
 
   private boolean hasServingSibling(ServiceProcess service) {
-    List<ServiceProcess> siblings = orderServices.contains(service) ? orderServices : paymentServices;
+    List<ServiceProcess> siblings =
+        orderServices.contains(service) ? orderServices : paymentServices;
     return siblings.stream().anyMatch(other -> other != service && other.alive() && other.ready());
   }
 
@@ -364,7 +475,8 @@ final class ChaosRun {
     }
   }
 
-  private void awaitReady(List<ServiceProcess> services, Duration timeout) throws InterruptedException {
+  private void awaitReady(List<ServiceProcess> services, Duration timeout)
+      throws InterruptedException {
     Instant deadline = Instant.now().plus(timeout);
     while (!services.stream().allMatch(ServiceProcess::ready)) {
       if (Instant.now().isAfter(deadline)) {
@@ -389,8 +501,14 @@ final class ChaosRun {
    * Restarts still under way overlap with the draining. Returns null once quiet, else the processes
    * that were not up when the timeout ran out.
    */
-  private List<String> awaitQuiescence(Database ordersDb, Database paymentsDb, String bootstrap, LoadProducer load,
-      Instant loadStarted, List<ServiceProcess> all) throws Exception {
+  private List<String> awaitQuiescence(
+      Database ordersDb,
+      Database paymentsDb,
+      String bootstrap,
+      LoadProducer load,
+      Instant loadStarted,
+      List<ServiceProcess> all)
+      throws Exception {
     Instant deadline = Instant.now().plus(options.quiescenceTimeout());
     int quietSamples = 0;
     String last = "";
@@ -401,13 +519,26 @@ final class ChaosRun {
         for (String[] group : Verifier.CONSUMER_GROUPS) {
           lag += kafka.lag(group[0], group[1]);
         }
-        long unpublished = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL")
-            + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL");
-        long open = Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status = 'PLACED'");
+        long unpublished =
+            Verifier.count(
+                    ordersDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL")
+                + Verifier.count(
+                    paymentsDb.dataSource(),
+                    "SELECT count(*) FROM outbox WHERE published_at IS NULL");
+        long open =
+            Verifier.count(
+                ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status = 'PLACED'");
         down = all.stream().filter(service -> !service.ready()).map(ServiceProcess::name).toList();
-        String state = lag + "/" + unpublished + "/" + open + "/"
-            + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox");
-        boolean quiet = lag == 0 && unpublished == 0 && open == 0 && down.isEmpty() && state.equals(last);
+        String state =
+            lag
+                + "/"
+                + unpublished
+                + "/"
+                + open
+                + "/"
+                + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox");
+        boolean quiet =
+            lag == 0 && unpublished == 0 && open == 0 && down.isEmpty() && state.equals(last);
         quietSamples = quiet ? quietSamples + 1 : 0;
         last = state;
         if (quietSamples >= 3) {
@@ -427,8 +558,9 @@ final class ChaosRun {
     // chain. Both counts in one scan, once a second while the run is short of CPU.
     try (Connection connection = ordersDb.dataSource().getConnection();
         Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(
-            "SELECT count(*), count(*) FILTER (WHERE status <> 'PLACED') FROM orders")) {
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT count(*), count(*) FILTER (WHERE status <> 'PLACED') FROM orders")) {
       row.next();
       applied = row.getLong(1);
       settled = row.getLong(2);
@@ -437,14 +569,18 @@ final class ChaosRun {
       settled = -1;
     }
     double absorbed = 0;
-    for (ServiceProcess service : Stream.concat(orderServices.stream(), paymentServices.stream()).toList()) {
+    for (ServiceProcess service :
+        Stream.concat(orderServices.stream(), paymentServices.stream()).toList()) {
       double[] seen = duplicates.computeIfAbsent(service, s -> new double[2]);
-      service.get("/actuator/metrics/iox.consumer.claims?tag=result:duplicate").ifPresent(body -> {
-        Matcher value = MEASUREMENT.matcher(body);
-        if (value.find()) {
-          seen[1] = Double.parseDouble(value.group(1));
-        }
-      });
+      service
+          .get("/actuator/metrics/iox.consumer.claims?tag=result:duplicate")
+          .ifPresent(
+              body -> {
+                Matcher value = MEASUREMENT.matcher(body);
+                if (value.find()) {
+                  seen[1] = Double.parseDouble(value.group(1));
+                }
+              });
       absorbed += seen[0] + seen[1];
     }
     Map<String, Object> point = new LinkedHashMap<>();
@@ -457,8 +593,14 @@ final class ChaosRun {
     synchronized (this) {
       timeline.add(point);
     }
-    out.printf("\r[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d   ",
-        (double) point.get("t"), point.get("sent"), applied, settled, (long) absorbed, totalKills());
+    out.printf(
+        "\r[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d   ",
+        (double) point.get("t"),
+        point.get("sent"),
+        applied,
+        settled,
+        (long) absorbed,
+        totalKills());
     out.flush();
   }
 
@@ -492,12 +634,23 @@ final class ChaosRun {
     Path target = repoRoot.resolve(module).resolve("target");
     try (Stream<Path> files = Files.list(target)) {
       return files
-          .filter(p -> p.getFileName().toString().startsWith(module) && p.getFileName().toString().endsWith("-exec.jar"))
+          .filter(
+              p ->
+                  p.getFileName().toString().startsWith(module)
+                      && p.getFileName().toString().endsWith("-exec.jar"))
           .findFirst()
-          .orElseThrow(() -> new IllegalStateException(
-              "no " + module + " executable jar in " + target + "; build first: ./mvnw -B -q install -DskipTests"));
+          .orElseThrow(
+              () ->
+                  new IllegalStateException(
+                      "no "
+                          + module
+                          + " executable jar in "
+                          + target
+                          + "; build first: ./mvnw -B -q install -DskipTests"));
     } catch (java.nio.file.NoSuchFileException e) {
-      throw new IllegalStateException(module + " is not built (" + target + " missing); run ./mvnw -B -q install -DskipTests", e);
+      throw new IllegalStateException(
+          module + " is not built (" + target + " missing); run ./mvnw -B -q install -DskipTests",
+          e);
     }
   }
 

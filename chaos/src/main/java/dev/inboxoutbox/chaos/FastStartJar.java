@@ -49,26 +49,33 @@ final class FastStartJar {
    * jar and JVM. Training starts the application with {@code properties} until its context is
    * refreshed (Flyway migrates, beans are created, no listener or relay starts) and exits.
    */
-  static FastStartJar prepare(Path executableJar, Map<String, String> properties, Path log, PrintStream out) {
+  static FastStartJar prepare(
+      Path executableJar, Map<String, String> properties, Path log, PrintStream out) {
     Path home = executableJar.resolveSibling("iox-fast-start");
     Path extracted = home.resolve(executableJar.getFileName());
     Path archive = home.resolve("app.jsa");
     Path stampFile = home.resolve("stamp");
     try {
       String stamp = stamp(executableJar);
-      boolean current = Files.exists(stampFile) && Files.readString(stampFile).equals(stamp)
-          && Files.exists(extracted) && Files.exists(archive);
+      boolean current =
+          Files.exists(stampFile)
+              && Files.readString(stampFile).equals(stamp)
+              && Files.exists(extracted)
+              && Files.exists(archive);
       if (!current) {
         long started = System.nanoTime();
         extract(executableJar, home, log);
         train(extracted, archive, properties, log);
         Files.writeString(stampFile, stamp);
-        out.printf("%s: extracted and trained a class-data archive in %d s (once per build)%n",
-            executableJar.getFileName(), TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+        out.printf(
+            "%s: extracted and trained a class-data archive in %d s (once per build)%n",
+            executableJar.getFileName(),
+            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
       }
       return new FastStartJar(extracted, archive);
     } catch (IOException | RuntimeException e) {
-      out.printf("%s: no class-data archive (%s); instances start from the fat jar, more slowly (see %s)%n",
+      out.printf(
+          "%s: no class-data archive (%s); instances start from the fat jar, more slowly (see %s)%n",
           executableJar.getFileName(), e.getMessage(), log);
       return plain(executableJar);
     } catch (InterruptedException e) {
@@ -85,7 +92,9 @@ final class FastStartJar {
   }
 
   String description() {
-    return usesArchive() ? "extracted jar with class-data archive" : "fat jar, no class-data archive";
+    return usesArchive()
+        ? "extracted jar with class-data archive"
+        : "fat jar, no class-data archive";
   }
 
   boolean usesArchive() {
@@ -94,17 +103,35 @@ final class FastStartJar {
 
   /** Identifies the build and the JVM the archive belongs to; either changing makes it stale. */
   private static String stamp(Path executableJar) throws IOException {
-    return executableJar.toAbsolutePath() + " " + Files.size(executableJar) + " "
-        + Files.getLastModifiedTime(executableJar).toMillis() + " " + System.getProperty("java.home") + " "
-        + System.getProperty("java.vm.version") + " " + JVM_OPTIONS;
+    return executableJar.toAbsolutePath()
+        + " "
+        + Files.size(executableJar)
+        + " "
+        + Files.getLastModifiedTime(executableJar).toMillis()
+        + " "
+        + System.getProperty("java.home")
+        + " "
+        + System.getProperty("java.vm.version")
+        + " "
+        + JVM_OPTIONS;
   }
 
-  private static void extract(Path executableJar, Path home, Path log) throws IOException, InterruptedException {
+  private static void extract(Path executableJar, Path home, Path log)
+      throws IOException, InterruptedException {
     deleteRecursively(home);
     Files.createDirectories(home.getParent());
     Path staging = Files.createTempDirectory(home.getParent(), "iox-fast-start-");
-    run(List.of(java(), "-Djarmode=tools", "-jar", executableJar.toString(), "extract", "--destination", staging.toString()),
-        log, "extracting " + executableJar.getFileName());
+    run(
+        List.of(
+            java(),
+            "-Djarmode=tools",
+            "-jar",
+            executableJar.toString(),
+            "extract",
+            "--destination",
+            staging.toString()),
+        log,
+        "extracting " + executableJar.getFileName());
     Files.move(staging, home, StandardCopyOption.ATOMIC_MOVE);
   }
 
@@ -124,14 +151,17 @@ final class FastStartJar {
     if (!Files.exists(written)) {
       throw new IOException("the training run wrote no archive");
     }
-    Files.move(written, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(
+        written, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  private static void run(List<String> command, Path log, String what) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+  private static void run(List<String> command, Path log, String what)
+      throws IOException, InterruptedException {
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     if (!process.waitFor(TRAINING_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new IOException(what + " took longer than " + TRAINING_TIMEOUT_SECONDS + " s");

@@ -27,7 +27,13 @@ final class KafkaLag implements AutoCloseable {
     List<TopicPartition> partitions;
     try {
       partitions =
-          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+          admin
+              .describeTopics(List.of(topic))
+              .allTopicNames()
+              .get()
+              .get(topic)
+              .partitions()
+              .stream()
               .map(p -> new TopicPartition(topic, p.partition()))
               .toList();
     } catch (ExecutionException unknownTopic) {
@@ -35,7 +41,8 @@ final class KafkaLag implements AutoCloseable {
     }
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
-    Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get();
+    Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+        admin.listOffsets(latest).all().get();
     long lag = 0;
     for (TopicPartition partition : partitions) {
       OffsetAndMetadata done = committed.get(partition);

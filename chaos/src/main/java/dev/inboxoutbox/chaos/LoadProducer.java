@@ -34,8 +34,10 @@ final class LoadProducer implements AutoCloseable {
     final Set<String> malformedKeys = ConcurrentHashMap.newKeySet();
     final AtomicLong records = new AtomicLong();
     final AtomicLong retries = new AtomicLong();
+
     /** Sends Kafka did not acknowledge: a broken run, not a broken consumer. */
     final AtomicLong failedSends = new AtomicLong();
+
     final AtomicReference<String> firstFailure = new AtomicReference<>();
 
     Map<String, Object> summary() {
@@ -57,7 +59,8 @@ final class LoadProducer implements AutoCloseable {
   private final Sent sent = new Sent();
   private final List<String[]> recent = new ArrayList<>();
 
-  LoadProducer(String bootstrap, long seed, double retryShare, double conflictShare, double malformedShare) {
+  LoadProducer(
+      String bootstrap, long seed, double retryShare, double conflictShare, double malformedShare) {
     this.producer =
         new KafkaProducer<>(
             Map.of(
@@ -121,12 +124,21 @@ final class LoadProducer implements AutoCloseable {
     StringBuilder items = new StringBuilder();
     int lines = 1 + random.nextInt(3);
     for (int line = 0; line < lines; line++) {
-      String sku = random.nextInt(50) == 0 ? "SKU-RARE" : String.format("SKU-%02d", 1 + random.nextInt(SKUS));
+      String sku =
+          random.nextInt(50) == 0
+              ? "SKU-RARE"
+              : String.format("SKU-%02d", 1 + random.nextInt(SKUS));
       if (line > 0) {
         items.append(',');
       }
-      items.append("{\"sku\":\"").append(sku).append("\",\"qty\":").append(1 + random.nextInt(3))
-          .append(",\"unitPriceCents\":").append(100 * (1 + random.nextInt(50))).append('}');
+      items
+          .append("{\"sku\":\"")
+          .append(sku)
+          .append("\",\"qty\":")
+          .append(1 + random.nextInt(3))
+          .append(",\"unitPriceCents\":")
+          .append(100 * (1 + random.nextInt(50)))
+          .append('}');
     }
     return "{\"customerId\":\"" + customer + "\",\"items\":[" + items + "]}";
   }
@@ -136,12 +148,14 @@ final class LoadProducer implements AutoCloseable {
         new ProducerRecord<>(TOPIC, customer, json.getBytes(StandardCharsets.UTF_8));
     record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
     record.headers().add("type", "PlaceOrder".getBytes(StandardCharsets.UTF_8));
-    producer.send(record, (metadata, error) -> {
-      if (error != null) {
-        sent.failedSends.incrementAndGet();
-        sent.firstFailure.compareAndSet(null, key + ": " + error);
-      }
-    });
+    producer.send(
+        record,
+        (metadata, error) -> {
+          if (error != null) {
+            sent.failedSends.incrementAndGet();
+            sent.firstFailure.compareAndSet(null, key + ": " + error);
+          }
+        });
     sent.records.incrementAndGet();
   }
 

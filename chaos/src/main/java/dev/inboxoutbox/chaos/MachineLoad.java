@@ -9,10 +9,11 @@ import java.util.Optional;
 /**
  * How busy the whole machine was during a run, read from Linux's {@code /proc/stat}. A chaos run is
  * CPU-bound, so it takes about the CPU-seconds it needed divided by the cores it had. On a
- * contended host the same work needs more CPU-seconds, and this figure tells such a run apart
- * from a regression.
+ * contended host the same work needs more CPU-seconds, and this figure tells such a run apart from
+ * a regression.
  */
-record MachineLoad(int cores, double busyCpuSeconds, double idleCpuSeconds, double stolenCpuSeconds) {
+record MachineLoad(
+    int cores, double busyCpuSeconds, double idleCpuSeconds, double stolenCpuSeconds) {
 
   private static final Path PROC_STAT = Path.of("/proc/stat");
 
@@ -60,8 +61,12 @@ record MachineLoad(int cores, double busyCpuSeconds, double idleCpuSeconds, doub
   }
 
   String describe() {
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "machine: %d cores; during the run %.0f CPU-seconds busy (all processes), %.0f idle, %.1f stolen",
-        cores, busyCpuSeconds, idleCpuSeconds, stolenCpuSeconds);
+        cores,
+        busyCpuSeconds,
+        idleCpuSeconds,
+        stolenCpuSeconds);
   }
 }

@@ -15,7 +15,8 @@ import java.util.Optional;
 /** The verdict of a chaos run: a console table, a JSON file and an HTML page with a timeline. */
 final class Report {
 
-  private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  private static final JsonMapper JSON =
+      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
   private final ChaosOptions options;
   private final Map<String, Object> sent;
@@ -27,9 +28,16 @@ final class Report {
   private final Duration took;
   private final Optional<MachineLoad> machine;
 
-  Report(ChaosOptions options, Map<String, Object> sent, Map<String, Integer> kills, List<Invariant> invariants,
-      List<Map<String, Object>> timeline, List<Map<String, Object>> killLog, Map<String, Object> provider,
-      Duration took, Optional<MachineLoad> machine) {
+  Report(
+      ChaosOptions options,
+      Map<String, Object> sent,
+      Map<String, Integer> kills,
+      List<Invariant> invariants,
+      List<Map<String, Object>> timeline,
+      List<Map<String, Object>> killLog,
+      Map<String, Object> provider,
+      Duration took,
+      Optional<MachineLoad> machine) {
     this.options = options;
     this.sent = sent;
     this.kills = kills;
@@ -46,12 +54,19 @@ final class Report {
   }
 
   void print(PrintStream out) {
-    out.printf("%nseed %d, %d s, sent %s, kills %s%n", options.seed(), took.toSeconds(), sent, kills);
+    out.printf(
+        "%nseed %d, %d s, sent %s, kills %s%n", options.seed(), took.toSeconds(), sent, kills);
     machine.ifPresent(load -> out.println(load.describe()));
-    out.printf("%-68s %-6s %10s %10s  %s%n", "invariant", "result", "checked", "violations", "detail");
+    out.printf(
+        "%-68s %-6s %10s %10s  %s%n", "invariant", "result", "checked", "violations", "detail");
     for (Invariant invariant : invariants) {
-      out.printf("%-68s %-6s %10d %10d  %s%n", invariant.name(), invariant.passed() ? "PASS" : "FAIL",
-          invariant.checked(), invariant.violations(), invariant.detail());
+      out.printf(
+          "%-68s %-6s %10d %10d  %s%n",
+          invariant.name(),
+          invariant.passed() ? "PASS" : "FAIL",
+          invariant.checked(),
+          invariant.violations(),
+          invariant.detail());
     }
     out.println(passed() ? "VERDICT: PASS (exactly-once effects held)" : "VERDICT: FAIL");
   }
@@ -61,12 +76,29 @@ final class Report {
     document.put("verdict", passed() ? "PASS" : "FAIL");
     document.put("seed", options.seed());
     document.put("tookSeconds", took.toSeconds());
-    document.put("options", Map.of(
-        "orders", options.orders(), "ratePerSecond", options.ratePerSecond(),
-        "orderInstances", options.orderInstances(), "paymentInstances", options.paymentInstances(),
-        "dedup", options.dedup(), "crashPointProbability", options.crashPointProbability(),
-        "retryShare", options.retryShare(), "conflictShare", options.conflictShare(),
-        "malformedShare", options.malformedShare(), "webhookDuplicateShare", options.webhookDuplicateShare()));
+    document.put(
+        "options",
+        Map.of(
+            "orders",
+            options.orders(),
+            "ratePerSecond",
+            options.ratePerSecond(),
+            "orderInstances",
+            options.orderInstances(),
+            "paymentInstances",
+            options.paymentInstances(),
+            "dedup",
+            options.dedup(),
+            "crashPointProbability",
+            options.crashPointProbability(),
+            "retryShare",
+            options.retryShare(),
+            "conflictShare",
+            options.conflictShare(),
+            "malformedShare",
+            options.malformedShare(),
+            "webhookDuplicateShare",
+            options.webhookDuplicateShare()));
     document.put("sent", sent);
     document.put("kills", kills);
     document.put("provider", provider);
@@ -87,12 +119,22 @@ final class Report {
     Path file = directory.resolve("report.html");
     StringBuilder rows = new StringBuilder();
     for (Invariant invariant : invariants) {
-      rows.append("<tr class=\"").append(invariant.passed() ? "pass" : "fail").append("\"><td>")
-          .append(escape(invariant.name())).append("</td><td>").append(invariant.passed() ? "PASS" : "FAIL")
-          .append("</td><td>").append(invariant.checked()).append("</td><td>").append(invariant.violations())
-          .append("</td><td>").append(escape(invariant.detail())).append("</td></tr>\n");
+      rows.append("<tr class=\"")
+          .append(invariant.passed() ? "pass" : "fail")
+          .append("\"><td>")
+          .append(escape(invariant.name()))
+          .append("</td><td>")
+          .append(invariant.passed() ? "PASS" : "FAIL")
+          .append("</td><td>")
+          .append(invariant.checked())
+          .append("</td><td>")
+          .append(invariant.violations())
+          .append("</td><td>")
+          .append(escape(invariant.detail()))
+          .append("</td></tr>\n");
     }
-    String html = """
+    String html =
+        """
         <!doctype html>
         <html><head><meta charset="utf-8"><title>iox chaos report</title>
         <style>
@@ -113,9 +155,16 @@ final class Report {
         %s</table>
         <h2>Raw data</h2><p>See report.json next to this file.</p>
         </body></html>
-        """.formatted(passed() ? "PASS: exactly-once effects held" : "FAIL: see the violations below",
-            options.seed(), took.toSeconds(), escape(sent.toString()), escape(kills.toString()),
-            machine.map(load -> escape(load.describe())).orElse(""), chart(), rows);
+        """
+            .formatted(
+                passed() ? "PASS: exactly-once effects held" : "FAIL: see the violations below",
+                options.seed(),
+                took.toSeconds(),
+                escape(sent.toString()),
+                escape(kills.toString()),
+                machine.map(load -> escape(load.describe())).orElse(""),
+                chart(),
+                rows);
     Files.writeString(file, html);
     return file;
   }
@@ -130,19 +179,36 @@ final class Report {
     double maxT = Math.max(1, number(timeline.get(timeline.size() - 1), "t"));
     double maxY = 1;
     for (Map<String, Object> point : timeline) {
-      maxY = Math.max(maxY, Math.max(number(point, "sent"), Math.max(number(point, "orders"), number(point, "duplicatesAbsorbed"))));
+      maxY =
+          Math.max(
+              maxY,
+              Math.max(
+                  number(point, "sent"),
+                  Math.max(number(point, "orders"), number(point, "duplicatesAbsorbed"))));
     }
     StringBuilder svg = new StringBuilder();
-    svg.append("<svg width=\"").append((int) width + 60).append("\" height=\"").append((int) height + 40)
+    svg.append("<svg width=\"")
+        .append((int) width + 60)
+        .append("\" height=\"")
+        .append((int) height + 40)
         .append("\" xmlns=\"http://www.w3.org/2000/svg\"><g transform=\"translate(50,10)\">");
-    svg.append("<rect width=\"").append(width).append("\" height=\"").append(height).append("\" fill=\"#fafafa\" stroke=\"#ccc\"/>");
+    svg.append("<rect width=\"")
+        .append(width)
+        .append("\" height=\"")
+        .append(height)
+        .append("\" fill=\"#fafafa\" stroke=\"#ccc\"/>");
     int previousKills = 0;
     for (Map<String, Object> point : timeline) {
       int killsSoFar = (int) number(point, "kills");
       if (killsSoFar > previousKills) {
         double x = number(point, "t") / maxT * width;
-        svg.append("<line x1=\"").append(fmt(x)).append("\" x2=\"").append(fmt(x)).append("\" y1=\"0\" y2=\"")
-            .append(height).append("\" stroke=\"#dc2626\" stroke-opacity=\"0.5\"/>");
+        svg.append("<line x1=\"")
+            .append(fmt(x))
+            .append("\" x2=\"")
+            .append(fmt(x))
+            .append("\" y1=\"0\" y2=\"")
+            .append(height)
+            .append("\" stroke=\"#dc2626\" stroke-opacity=\"0.5\"/>");
         previousKills = killsSoFar;
       }
     }
@@ -151,20 +217,33 @@ final class Report {
     svg.append(series("settled", "#16a34a", maxT, maxY, width, height));
     svg.append(series("duplicatesAbsorbed", "#9333ea", maxT, maxY, width, height));
     svg.append("<text x=\"-45\" y=\"10\" font-size=\"11\">").append((long) maxY).append("</text>");
-    svg.append("<text x=\"").append(width - 40).append("\" y=\"").append(height + 25).append("\" font-size=\"11\">")
-        .append(fmt(maxT)).append(" s</text>");
+    svg.append("<text x=\"")
+        .append(width - 40)
+        .append("\" y=\"")
+        .append(height + 25)
+        .append("\" font-size=\"11\">")
+        .append(fmt(maxT))
+        .append(" s</text>");
     svg.append("</g></svg>");
     return svg.toString();
   }
 
-  private String series(String field, String colour, double maxT, double maxY, double width, double height) {
+  private String series(
+      String field, String colour, double maxT, double maxY, double width, double height) {
     StringBuilder points = new StringBuilder();
     for (Map<String, Object> point : timeline) {
       double value = Math.max(0, number(point, field));
-      points.append(fmt(number(point, "t") / maxT * width)).append(',')
-          .append(fmt(height - value / maxY * height)).append(' ');
+      points
+          .append(fmt(number(point, "t") / maxT * width))
+          .append(',')
+          .append(fmt(height - value / maxY * height))
+          .append(' ');
     }
-    return "<polyline fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\" points=\"" + points + "\"/>";
+    return "<polyline fill=\"none\" stroke=\""
+        + colour
+        + "\" stroke-width=\"2\" points=\""
+        + points
+        + "\"/>";
   }
 
   private static double number(Map<String, Object> point, String field) {

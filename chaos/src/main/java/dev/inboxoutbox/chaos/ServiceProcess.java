@@ -33,7 +33,8 @@ final class ServiceProcess implements WebhookProxy.Target {
   private volatile boolean lastReady;
   private volatile long readyCheckedAtNanos;
 
-  ServiceProcess(String name, FastStartJar jar, int port, Map<String, String> properties, Path logDirectory) {
+  ServiceProcess(
+      String name, FastStartJar jar, int port, Map<String, String> properties, Path logDirectory) {
     this.name = name;
     this.jar = jar;
     this.port = port;
@@ -120,14 +121,17 @@ final class ServiceProcess implements WebhookProxy.Target {
     if (now - readyCheckedAtNanos < READY_REUSE_NANOS && readyCheckedAtNanos != 0) {
       return lastReady;
     }
-    lastReady = get("/actuator/health").map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
+    lastReady =
+        get("/actuator/health").map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
     readyCheckedAtNanos = now;
     return lastReady;
   }
 
   /** Whether this instance currently leads its database's relay. */
   boolean leadsRelay() {
-    return get("/actuator/health").map(body -> body.contains("\"state\":\"RUNNING\"")).orElse(false);
+    return get("/actuator/health")
+        .map(body -> body.contains("\"state\":\"RUNNING\""))
+        .orElse(false);
   }
 
   java.util.Optional<String> get(String path) {

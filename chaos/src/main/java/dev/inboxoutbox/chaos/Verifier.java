@@ -71,35 +71,58 @@ final class Verifier {
         "every load record acknowledged by Kafka",
         sent.records.get(),
         failed,
-        failed == 0 ? "0 sends failed" : failed + " sends failed, the first: " + sent.firstFailure.get());
+        failed == 0
+            ? "0 sends failed"
+            : failed + " sends failed, the first: " + sent.firstFailure.get());
   }
 
   private Invariant onePerKey(LoadProducer.Sent sent) throws SQLException {
-    long twice = count(orders, "SELECT count(*) FROM (SELECT placed_by FROM orders GROUP BY placed_by HAVING count(*) > 1) d");
-    Set<String> answered = strings(orders, "SELECT idempotency_key FROM inbox WHERE operation = 'order-commands' AND status <> 'PROCESSING'");
+    long twice =
+        count(
+            orders,
+            "SELECT count(*) FROM (SELECT placed_by FROM orders GROUP BY placed_by HAVING count(*) > 1) d");
+    Set<String> answered =
+        strings(
+            orders,
+            "SELECT idempotency_key FROM inbox WHERE operation = 'order-commands' AND status <> 'PROCESSING'");
     Set<String> placedBy = strings(orders, "SELECT DISTINCT placed_by FROM orders");
-    long lost = sent.validKeys.stream().filter(key -> !answered.contains(key) && !placedBy.contains(key)).count();
+    long lost =
+        sent.validKeys.stream()
+            .filter(key -> !answered.contains(key) && !placedBy.contains(key))
+            .count();
     long strangers = placedBy.stream().filter(key -> !sent.validKeys.contains(key)).count();
     return Invariant.of(
         "one order per distinct accepted key",
         sent.validKeys.size(),
         twice + lost + strangers,
-        twice + " keys with more than one order, " + lost + " keys never answered, " + strangers + " orders from unknown keys");
+        twice
+            + " keys with more than one order, "
+            + lost
+            + " keys never answered, "
+            + strangers
+            + " orders from unknown keys");
   }
 
   private Invariant chargedOnce(List<LedgerEntry> ledger) throws SQLException {
     Map<String, Long> chargesPerPayment =
-        ledger.stream().collect(Collectors.groupingBy(LedgerEntry::paymentId, Collectors.counting()));
+        ledger.stream()
+            .collect(Collectors.groupingBy(LedgerEntry::paymentId, Collectors.counting()));
     long twice = chargesPerPayment.values().stream().filter(n -> n > 1).count();
     Set<String> orderIds = strings(orders, "SELECT order_id FROM orders");
     long forUnknownOrders =
-        chargesPerPayment.keySet().stream().filter(p -> !orderIds.contains(p.replaceFirst("^pay-", ""))).count();
+        chargesPerPayment.keySet().stream()
+            .filter(p -> !orderIds.contains(p.replaceFirst("^pay-", "")))
+            .count();
     return Invariant.of(
         "no order charged twice (provider ledger)",
         chargesPerPayment.size(),
         twice + forUnknownOrders,
-        twice + " payments charged more than once, " + forUnknownOrders + " charges for unknown orders, "
-            + ledger.size() + " ledger entries");
+        twice
+            + " payments charged more than once, "
+            + forUnknownOrders
+            + " charges for unknown orders, "
+            + ledger.size()
+            + " ledger entries");
   }
 
   private Invariant stockConserved() throws SQLException {
@@ -120,7 +143,9 @@ final class Verifier {
         "stock conserved (initial - available = reserved = ordered)",
         skus,
         unbalanced + reservationsOff,
-        unbalanced + " skus where initial - available <> reserved, " + reservationsOff
+        unbalanced
+            + " skus where initial - available <> reserved, "
+            + reservationsOff
             + " skus where reservations differ from open orders");
   }
 
@@ -128,18 +153,28 @@ final class Verifier {
     long unpublished =
         count(orders, "SELECT count(*) FROM outbox WHERE published_at IS NULL")
             + count(payments, "SELECT count(*) FROM outbox WHERE published_at IS NULL");
-    Set<String> requested = strings(orders, "SELECT id::text FROM outbox WHERE type = 'PaymentRequested'");
-    Set<String> received = strings(payments, "SELECT idempotency_key FROM inbox WHERE operation = 'payment-requests'");
-    Set<String> results = strings(payments, "SELECT id::text FROM outbox WHERE type IN ('PaymentCaptured', 'PaymentFailed')");
-    Set<String> applied = strings(orders, "SELECT idempotency_key FROM inbox WHERE operation = 'order-payments'");
+    Set<String> requested =
+        strings(orders, "SELECT id::text FROM outbox WHERE type = 'PaymentRequested'");
+    Set<String> received =
+        strings(payments, "SELECT idempotency_key FROM inbox WHERE operation = 'payment-requests'");
+    Set<String> results =
+        strings(
+            payments,
+            "SELECT id::text FROM outbox WHERE type IN ('PaymentCaptured', 'PaymentFailed')");
+    Set<String> applied =
+        strings(orders, "SELECT idempotency_key FROM inbox WHERE operation = 'order-payments'");
     long requestsLost = requested.stream().filter(id -> !received.contains(id)).count();
     long resultsLost = results.stream().filter(id -> !applied.contains(id)).count();
     return Invariant.of(
         "every outbox event delivered",
         requested.size() + results.size(),
         unpublished + requestsLost + resultsLost,
-        unpublished + " unpublished rows, " + requestsLost + " PaymentRequested never received, "
-            + resultsLost + " payment results never applied");
+        unpublished
+            + " unpublished rows, "
+            + requestsLost
+            + " PaymentRequested never received, "
+            + resultsLost
+            + " payment results never applied");
   }
 
   private Invariant deadLettered(LoadProducer.Sent sent) {
@@ -152,7 +187,9 @@ final class Verifier {
       }
     }
     long conflictsMissing =
-        sent.conflictKeys.stream().filter(k -> !reasonsByKey.getOrDefault(k, Set.of()).contains("CONFLICT")).count();
+        sent.conflictKeys.stream()
+            .filter(k -> !reasonsByKey.getOrDefault(k, Set.of()).contains("CONFLICT"))
+            .count();
     long malformedMissing =
         sent.malformedKeys.stream()
             .filter(k -> !reasonsByKey.getOrDefault(k, Set.of()).contains("MALFORMED_PAYLOAD"))
@@ -161,14 +198,18 @@ final class Verifier {
         "every conflict and malformed message dead-lettered with its reason",
         sent.conflictKeys.size() + sent.malformedKeys.size(),
         conflictsMissing + malformedMissing,
-        conflictsMissing + " conflicts and " + malformedMissing + " malformed records without a dead letter");
+        conflictsMissing
+            + " conflicts and "
+            + malformedMissing
+            + " malformed records without a dead letter");
   }
 
   private Invariant nothingStuck() throws SQLException {
     long stuck =
         count(orders, "SELECT count(*) FROM inbox WHERE status = 'PROCESSING'")
             + count(payments, "SELECT count(*) FROM inbox WHERE status = 'PROCESSING'");
-    long keys = count(orders, "SELECT count(*) FROM inbox") + count(payments, "SELECT count(*) FROM inbox");
+    long keys =
+        count(orders, "SELECT count(*) FROM inbox") + count(payments, "SELECT count(*) FROM inbox");
     return Invariant.of("no key stuck in PROCESSING", keys, stuck, stuck + " keys in PROCESSING");
   }
 
@@ -176,7 +217,10 @@ final class Verifier {
     long all = count(orders, "SELECT count(*) FROM orders");
     long open = count(orders, "SELECT count(*) FROM orders WHERE status = 'PLACED'");
     return Invariant.of(
-        "every placed order paid or failed (nothing lost downstream)", all, open, open + " orders still waiting for a payment result");
+        "every placed order paid or failed (nothing lost downstream)",
+        all,
+        open,
+        open + " orders still waiting for a payment result");
   }
 
   private Invariant caughtUp() throws Exception {
@@ -189,15 +233,23 @@ final class Verifier {
         detail.append(group[0]).append('=').append(groupLag).append(' ');
       }
     }
-    return Invariant.of("consumers caught up", CONSUMER_GROUPS.size(), lag, "lag " + detail.toString().trim());
+    return Invariant.of(
+        "consumers caught up", CONSUMER_GROUPS.size(), lag, "lag " + detail.toString().trim());
   }
 
   private List<ConsumerRecord<String, byte[]>> readAll(String topic) {
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
-            Map.of("bootstrap.servers", bootstrap, "group.id", "iox-verifier-" + UUID.randomUUID(),
-                "auto.offset.reset", "earliest", "enable.auto.commit", "false"),
+            Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "group.id",
+                "iox-verifier-" + UUID.randomUUID(),
+                "auto.offset.reset",
+                "earliest",
+                "enable.auto.commit",
+                "false"),
             new StringDeserializer(),
             new ByteArrayDeserializer())) {
       List<TopicPartition> partitions =
@@ -211,7 +263,8 @@ final class Verifier {
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p)) && System.nanoTime() < deadline) {
+      while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))
+          && System.nanoTime() < deadline) {
         consumer.poll(Duration.ofMillis(200)).forEach(records::add);
       }
     }

@@ -43,7 +43,8 @@ final class WebhookProxy implements AutoCloseable {
 
   private final HttpServer server;
   private final List<? extends Target> targets;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   WebhookProxy(List<? extends Target> targets) throws IOException {
     this.targets = targets;
@@ -59,8 +60,8 @@ final class WebhookProxy implements AutoCloseable {
 
   /**
    * Tries the serving instances first, in random order, then any other live one: an instance that
-   * is still starting refuses connections, and each refusal answered as 503 makes the provider
-   * sign and send the delivery again after a backoff.
+   * is still starting refuses connections, and each refusal answered as 503 makes the provider sign
+   * and send the delivery again after a backoff.
    */
   private void forward(HttpExchange exchange) throws IOException {
     byte[] body = exchange.getRequestBody().readAllBytes();
@@ -70,14 +71,19 @@ final class WebhookProxy implements AutoCloseable {
     int status = 503;
     for (Target target : candidates) {
       HttpRequest.Builder request =
-          HttpRequest.newBuilder(URI.create("http://localhost:" + target.port() + exchange.getRequestURI()))
+          HttpRequest.newBuilder(
+                  URI.create("http://localhost:" + target.port() + exchange.getRequestURI()))
               .timeout(Duration.ofSeconds(5))
               .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-      exchange.getRequestHeaders().forEach((name, values) -> {
-        if (name.equalsIgnoreCase("Provider-Signature") || name.equalsIgnoreCase("Content-Type")) {
-          values.forEach(value -> request.header(name, value));
-        }
-      });
+      exchange
+          .getRequestHeaders()
+          .forEach(
+              (name, values) -> {
+                if (name.equalsIgnoreCase("Provider-Signature")
+                    || name.equalsIgnoreCase("Content-Type")) {
+                  values.forEach(value -> request.header(name, value));
+                }
+              });
       try {
         status = http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         break;

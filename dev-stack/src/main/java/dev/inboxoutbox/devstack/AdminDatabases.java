@@ -31,7 +31,10 @@ final class AdminDatabases {
   private final String password;
 
   AdminDatabases(
-      DataSource admin, Function<String, String> jdbcUrlForDatabase, String username, String password) {
+      DataSource admin,
+      Function<String, String> jdbcUrlForDatabase,
+      String username,
+      String password) {
     this.admin = admin;
     this.jdbcUrlForDatabase = jdbcUrlForDatabase;
     this.username = username;
@@ -55,7 +58,8 @@ final class AdminDatabases {
     if (!exists(lowerName)) {
       createIfAbsent(lowerName);
     }
-    return new Database(lowerName, jdbcUrlForDatabase.apply(lowerName), username, password, () -> {});
+    return new Database(
+        lowerName, jdbcUrlForDatabase.apply(lowerName), username, password, () -> {});
   }
 
   private boolean exists(String name) {
@@ -115,7 +119,9 @@ final class AdminDatabases {
 
   private static DevStackException cannotCreate(String name, SQLException e) {
     return new DevStackException(
-        "cannot create database " + name + " (the dev stack needs a user allowed to CREATE DATABASE)",
+        "cannot create database "
+            + name
+            + " (the dev stack needs a user allowed to CREATE DATABASE)",
         e);
   }
 

@@ -4,8 +4,8 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
- * The optional Testcontainers path, for machines with a Docker engine. Only loaded when
- * {@code iox.postgres=testcontainers}; the Testcontainers jars are an optional dependency.
+ * The optional Testcontainers path, for machines with a Docker engine. Only loaded when {@code
+ * iox.postgres=testcontainers}; the Testcontainers jars are an optional dependency.
  */
 final class ContainerPostgresServer implements PostgresServer {
 

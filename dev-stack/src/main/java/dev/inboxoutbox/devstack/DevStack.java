@@ -6,9 +6,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running PostgreSQL and Kafka, chosen by {@link DevStackSettings}: external when configured, else
- * started in this JVM. Start one with {@link #start()}, or share one per JVM with {@link #shared()}
- * (test suites do, and take a fresh database per test class).
+ * A running PostgreSQL and Kafka, chosen by {@link DevStackSettings}: external when configured,
+ * else started in this JVM. Start one with {@link #start()}, or share one per JVM with {@link
+ * #shared()} (test suites do, and take a fresh database per test class).
  *
  * <pre>{@code
  * try (DevStack stack = DevStack.start();
@@ -39,7 +39,8 @@ public final class DevStack implements AutoCloseable {
 
   public static DevStack start(DevStackSettings settings) {
     long started = System.nanoTime();
-    // Neither server needs the other: PostgreSQL's initdb and start, mostly child processes, overlap
+    // Neither server needs the other: PostgreSQL's initdb and start, mostly child processes,
+    // overlap
     // with Kafka's start in this thread. That saves about two seconds of every stack's start.
     CompletableFuture<PostgresServer> startingPostgres =
         CompletableFuture.supplyAsync(() -> startPostgres(settings), DevStack::inItsOwnThread);

@@ -8,8 +8,8 @@ import java.util.Properties;
 
 /**
  * Where the dev stack takes PostgreSQL and Kafka from. Every setting is read from a system property
- * first and from an environment variable second, so both {@code -Diox.jdbc.url=...} and
- * {@code IOX_JDBC_URL=...} work.
+ * first and from an environment variable second, so both {@code -Diox.jdbc.url=...} and {@code
+ * IOX_JDBC_URL=...} work.
  *
  * <table>
  *   <caption>Settings</caption>
@@ -78,7 +78,10 @@ public record DevStackSettings(
         jdbcUrl,
         lookup.get("iox.jdbc.user").orElse("postgres"),
         lookup.get("iox.jdbc.password").orElse(""),
-        lookup.get("iox.postgres.port").map(value -> parsePort("iox.postgres.port", value)).orElse(0),
+        lookup
+            .get("iox.postgres.port")
+            .map(value -> parsePort("iox.postgres.port", value))
+            .orElse(0),
         lookup.get("iox.kafka.bootstrap"),
         lookup.get("iox.kafka.port").map(value -> parsePort("iox.kafka.port", value)).orElse(0),
         lookup.get("iox.work.dir").map(Path::of).orElseGet(DevStackSettings::defaultWorkDir));

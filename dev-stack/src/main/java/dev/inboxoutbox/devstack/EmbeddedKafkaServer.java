@@ -25,7 +25,8 @@ final class EmbeddedKafkaServer implements KafkaServer {
     properties.put("num.partitions", "3");
     properties.put("offsets.topic.num.partitions", "5");
     properties.put("group.initial.rebalance.delay.ms", "0");
-    // Lets tests and chaos runs detect a killed consumer in seconds (the broker's default floor is 6 s).
+    // Lets tests and chaos runs detect a killed consumer in seconds (the broker's default floor is
+    // 6 s).
     properties.put("group.min.session.timeout.ms", "1000");
     properties.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
     int port = settings.kafkaPort();
@@ -36,8 +37,7 @@ final class EmbeddedKafkaServer implements KafkaServer {
       // and hands those sockets over whatever `listeners` says, while the broker reports the
       // configured port. A listener the test kit does not know is bound where it is configured.
       properties.put(
-          "listeners",
-          "EXTERNAL://localhost:0,CONTROLLER://localhost:0,HOST://localhost:" + port);
+          "listeners", "EXTERNAL://localhost:0,CONTROLLER://localhost:0,HOST://localhost:" + port);
       properties.put(
           "listener.security.protocol.map",
           "EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,HOST:PLAINTEXT");

@@ -47,7 +47,8 @@ final class EmbeddedPostgresServer implements PostgresServer {
       }
       return new EmbeddedPostgresServer(builder.start());
     } catch (IOException e) {
-      throw new DevStackException("cannot start embedded PostgreSQL under " + settings.workDir(), e);
+      throw new DevStackException(
+          "cannot start embedded PostgreSQL under " + settings.workDir(), e);
     }
   }
 

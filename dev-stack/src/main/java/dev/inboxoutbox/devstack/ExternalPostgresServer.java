@@ -15,7 +15,9 @@ final class ExternalPostgresServer implements PostgresServer {
   ExternalPostgresServer(String adminUrl, String username, String password) {
     if (!adminUrl.startsWith("jdbc:postgresql://")) {
       throw new IllegalArgumentException(
-          "iox.jdbc.url must look like jdbc:postgresql://host:port/database; was '" + adminUrl + "'");
+          "iox.jdbc.url must look like jdbc:postgresql://host:port/database; was '"
+              + adminUrl
+              + "'");
     }
     this.adminUrl = adminUrl;
     PGSimpleDataSource admin = new PGSimpleDataSource();

@@ -90,8 +90,8 @@ class DevStackIT {
   }
 
   /**
-   * Instances started together on a fresh server all ask for the same named database; the
-   * CREATE DATABASE of all but one collides with the winner's, which must count as success.
+   * Instances started together on a fresh server all ask for the same named database; the CREATE
+   * DATABASE of all but one collides with the winner's, which must count as success.
    */
   @RepeatedTest(5)
   void instancesAskingForTheSameNewDatabaseAtOnceAllGetIt() throws Exception {
@@ -135,11 +135,16 @@ class DevStackIT {
     }
     Map<String, Object> consumerConfig =
         Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers(),
-            ConsumerConfig.GROUP_ID_CONFIG, "dev-stack-it",
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            stack.kafka().bootstrapServers(),
+            ConsumerConfig.GROUP_ID_CONFIG,
+            "dev-stack-it",
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+            StringDeserializer.class,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+            StringDeserializer.class);
     try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig)) {
       consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -156,11 +161,14 @@ class DevStackIT {
   @Test
   void aStackWhoseKafkaCannotStartNamesThePortAndStopsItsPostgres() throws Exception {
     DevStackSettings defaults = DevStackSettings.fromEnvironment();
-    assumeTrue(defaults.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED, "needs the embedded PostgreSQL");
+    assumeTrue(
+        defaults.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED,
+        "needs the embedded PostgreSQL");
     assumeTrue(defaults.kafkaBootstrap().isEmpty(), "needs the in-JVM Kafka");
     int postgresPort = freePort();
     try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      DevStackSettings settings = defaults.withPostgresPort(postgresPort).withKafkaPort(taken.getLocalPort());
+      DevStackSettings settings =
+          defaults.withPostgresPort(postgresPort).withKafkaPort(taken.getLocalPort());
       assertThatThrownBy(() -> DevStack.start(settings).close())
           .hasMessageContaining(String.valueOf(taken.getLocalPort()));
     }
@@ -168,7 +176,9 @@ class DevStackIT {
     // to finish starting (and hold its port) afterwards.
     long end = System.nanoTime() + Duration.ofSeconds(8).toNanos();
     while (System.nanoTime() < end) {
-      assertThat(canBind(postgresPort)).as("port %d free after the failed start", postgresPort).isTrue();
+      assertThat(canBind(postgresPort))
+          .as("port %d free after the failed start", postgresPort)
+          .isTrue();
       Thread.sleep(100);
     }
   }

@@ -31,7 +31,10 @@ class EmbeddedKafkaServerIT {
               AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
               AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
       try (Admin admin = Admin.create(config)) {
-        admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(20, TimeUnit.SECONDS);
+        admin
+            .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+            .all()
+            .get(20, TimeUnit.SECONDS);
         assertThat(admin.listTopics().names().get(20, TimeUnit.SECONDS)).contains(topic);
       }
     }

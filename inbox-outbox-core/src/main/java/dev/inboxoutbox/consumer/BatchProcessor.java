@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>One database transaction claims every key of the batch in one statement, runs the handler for
  * the new ones, records their outcomes and commits. If a handler fails, the transaction rolls back
  * and the batch is retried one record per transaction, so one bad record never blocks the others:
- * alone, it is dead-lettered. Dead letters are acknowledged by Kafka before this returns; the caller
- * commits the offsets afterwards.
+ * alone, it is dead-lettered. Dead letters are acknowledged by Kafka before this returns; the
+ * caller commits the offsets afterwards.
  *
  * <p>A batch that cannot be finished is thrown back ({@link BatchIncompleteException}) to be
  * retried, never skipped; each failed attempt is recorded per partition in {@link
@@ -116,8 +116,8 @@ public final class BatchProcessor {
   }
 
   /**
-   * Processes records in the order given (per-partition order is kept). Returns when each record
-   * is applied, absorbed as a duplicate, or dead-lettered.
+   * Processes records in the order given (per-partition order is kept). Returns when each record is
+   * applied, absorbed as a duplicate, or dead-lettered.
    *
    * @throws TransientFailureException when the database or Kafka fails in a way a retry may get
    *     past; records before {@link BatchIncompleteException#resumeAt()} are done
@@ -184,43 +184,47 @@ public final class BatchProcessor {
     List<DeadLetters.Entry> conflicts = new ArrayList<>();
     List<Applied> applied = new ArrayList<>();
     try {
-      transactions.inTransaction(connection -> {
-        AtomicReference<IncomingMessage> inHandler = new AtomicReference<>();
-        transactions.onSuspend(() -> suspendedDuring(inHandler.get()));
-        List<ClaimResult> claims = claim(connection, batch);
-        List<Inbox.Completion> completions = new ArrayList<>();
-        for (int i = 0; i < batch.size(); i++) {
-          Prepared prepared = batch.get(i);
-          ClaimResult claim = claims.get(i);
-          if (claim instanceof ClaimResult.Duplicate) {
-            applied.add(new Applied(null, 0, 0, true));
-          } else if (claim instanceof ClaimResult.Conflict conflict) {
-            conflicts.add(
-                new DeadLetters.Entry(
-                    prepared.record,
-                    DeadLetterReason.CONFLICT,
-                    "idempotency key already used for another payload (stored request hash "
-                        + conflict.original().requestHash().hex() + ", this one "
-                        + prepared.request.requestHash().hex() + ")",
-                    prepared.message.idempotencyKey().value(),
-                    null));
-          } else {
-            HandlerContext context = new HandlerContext(connection, outbox, prepared.message);
-            long started = System.nanoTime();
-            inHandler.set(prepared.message);
-            Outcome outcome = runHandler(prepared, context);
-            inHandler.set(null);
-            applied.add(new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
-            if (claim instanceof ClaimResult.New fresh) {
-              completions.add(new Inbox.Completion(fresh, outcome));
+      transactions.inTransaction(
+          connection -> {
+            AtomicReference<IncomingMessage> inHandler = new AtomicReference<>();
+            transactions.onSuspend(() -> suspendedDuring(inHandler.get()));
+            List<ClaimResult> claims = claim(connection, batch);
+            List<Inbox.Completion> completions = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+              Prepared prepared = batch.get(i);
+              ClaimResult claim = claims.get(i);
+              if (claim instanceof ClaimResult.Duplicate) {
+                applied.add(new Applied(null, 0, 0, true));
+              } else if (claim instanceof ClaimResult.Conflict conflict) {
+                conflicts.add(
+                    new DeadLetters.Entry(
+                        prepared.record,
+                        DeadLetterReason.CONFLICT,
+                        "idempotency key already used for another payload (stored request hash "
+                            + conflict.original().requestHash().hex()
+                            + ", this one "
+                            + prepared.request.requestHash().hex()
+                            + ")",
+                        prepared.message.idempotencyKey().value(),
+                        null));
+              } else {
+                HandlerContext context = new HandlerContext(connection, outbox, prepared.message);
+                long started = System.nanoTime();
+                inHandler.set(prepared.message);
+                Outcome outcome = runHandler(prepared, context);
+                inHandler.set(null);
+                applied.add(
+                    new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
+                if (claim instanceof ClaimResult.New fresh) {
+                  completions.add(new Inbox.Completion(fresh, outcome));
+                }
+              }
             }
-          }
-        }
-        if (!completions.isEmpty() && settings.dedupEnabled()) {
-          inbox.completeAll(connection, completions);
-        }
-        return null;
-      });
+            if (!completions.isEmpty() && settings.dedupEnabled()) {
+              inbox.completeAll(connection, completions);
+            }
+            return null;
+          });
     } catch (RecordFailedException e) {
       throw e;
     } catch (Exception e) {
@@ -292,8 +296,11 @@ public final class BatchProcessor {
       if (value != null && value.length > settings.maxPayloadBytes()) {
         keyText = settings.keyExtractor().extract(record, null);
         return Prepared.rejected(
-            record, DeadLetterReason.OVERSIZE,
-            "payload has " + value.length + " bytes; the limit is " + settings.maxPayloadBytes(), keyText, null);
+            record,
+            DeadLetterReason.OVERSIZE,
+            "payload has " + value.length + " bytes; the limit is " + settings.maxPayloadBytes(),
+            keyText,
+            null);
       }
       JsonNode payload;
       RequestHash hash;
@@ -302,7 +309,8 @@ public final class BatchProcessor {
         hash = RequestHash.ofJsonTree(payload);
       } catch (InvalidPayloadException e) {
         keyText = settings.keyExtractor().extract(record, null);
-        return Prepared.rejected(record, DeadLetterReason.MALFORMED_PAYLOAD, e.getMessage(), keyText, e);
+        return Prepared.rejected(
+            record, DeadLetterReason.MALFORMED_PAYLOAD, e.getMessage(), keyText, e);
       }
       keyText = settings.keyExtractor().extract(record, payload);
       IdempotencyKey key;
@@ -310,32 +318,45 @@ public final class BatchProcessor {
         key = IdempotencyKey.of(keyText);
       } catch (InvalidIdempotencyKeyException e) {
         return Prepared.rejected(
-            record, DeadLetterReason.INVALID_KEY, e.getMessage(), keyText == null ? null : truncate(keyText), e);
+            record,
+            DeadLetterReason.INVALID_KEY,
+            e.getMessage(),
+            keyText == null ? null : truncate(keyText),
+            e);
       }
       Scope scope =
           new Scope(
               header(record, settings.tenantHeader()),
               header(record, settings.principalHeader()),
               settings.operation());
-      Instant timestamp =
-          record.timestamp() < 0
-              ? null
-              : Instant.ofEpochMilli(record.timestamp());
+      Instant timestamp = record.timestamp() < 0 ? null : Instant.ofEpochMilli(record.timestamp());
       Duration keyTtl = inbox.retentionFor(settings.operation()).keyTtl();
       if (timestamp != null && timestamp.isBefore(Instant.now().minus(keyTtl))) {
         if (settings.tooOldPolicy() == TooOldPolicy.DEAD_LETTER) {
           return Prepared.rejected(
-              record, DeadLetterReason.TOO_OLD,
-              "record from " + timestamp + " is older than the key retention of " + keyTtl
-                  + "; its key may be gone, so a repeat could not be recognised", keyText, null);
+              record,
+              DeadLetterReason.TOO_OLD,
+              "record from "
+                  + timestamp
+                  + " is older than the key retention of "
+                  + keyTtl
+                  + "; its key may be gone, so a repeat could not be recognised",
+              keyText,
+              null);
         }
         stats.tooOldApplied();
-        log.warn("applying record {}-{}@{} older than the key retention ({})",
-            record.topic(), record.partition(), record.offset(), keyTtl);
+        log.warn(
+            "applying record {}-{}@{} older than the key retention ({})",
+            record.topic(),
+            record.partition(),
+            record.offset(),
+            keyTtl);
       }
       Map<String, String> headers = new LinkedHashMap<>();
       for (Header header : record.headers()) {
-        headers.put(header.key(), header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
+        headers.put(
+            header.key(),
+            header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
       }
       Optional<String> type = Optional.ofNullable(headers.get("type"));
       if (type.isEmpty() && payload.hasNonNull("type")) {
@@ -343,12 +364,20 @@ public final class BatchProcessor {
       }
       IncomingMessage message =
           new IncomingMessage(
-              record.topic(), record.partition(), record.offset(),
+              record.topic(),
+              record.partition(),
+              record.offset(),
               timestamp == null ? Instant.EPOCH : timestamp,
-              record.key(), key, scope, type, payload, headers);
+              record.key(),
+              key,
+              scope,
+              type,
+              payload,
+              headers);
       return new Prepared(record, message, new ClaimRequest(scope, key, hash), null);
     } catch (RuntimeException e) {
-      // A scope header that is too long, an extractor that throws: the record is bad, not the system.
+      // A scope header that is too long, an extractor that throws: the record is bad, not the
+      // system.
       return Prepared.rejected(record, DeadLetterReason.INVALID_KEY, describe(e), keyText, e);
     }
   }
@@ -358,10 +387,13 @@ public final class BatchProcessor {
       return "";
     }
     Header header = record.headers().lastHeader(name);
-    return header == null || header.value() == null ? "" : new String(header.value(), StandardCharsets.UTF_8);
+    return header == null || header.value() == null
+        ? ""
+        : new String(header.value(), StandardCharsets.UTF_8);
   }
 
-  private static Map<TopicPartition, Long> firstOffsets(List<ConsumerRecord<String, byte[]>> records) {
+  private static Map<TopicPartition, Long> firstOffsets(
+      List<ConsumerRecord<String, byte[]>> records) {
     Map<TopicPartition, Long> first = new HashMap<>();
     for (ConsumerRecord<String, byte[]> record : records) {
       first.putIfAbsent(new TopicPartition(record.topic(), record.partition()), record.offset());
@@ -390,7 +422,8 @@ public final class BatchProcessor {
         String detail,
         String key,
         Throwable cause) {
-      return new Prepared(record, null, null, new DeadLetters.Entry(record, reason, detail, key, cause));
+      return new Prepared(
+          record, null, null, new DeadLetters.Entry(record, reason, detail, key, cause));
     }
   }
 
@@ -457,7 +490,9 @@ public final class BatchProcessor {
       return this;
     }
 
-    /** An idempotent producer ({@code enable.idempotence=true}, {@code acks=all}) for dead letters. */
+    /**
+     * An idempotent producer ({@code enable.idempotence=true}, {@code acks=all}) for dead letters.
+     */
     public Builder deadLetterProducer(Producer<String, byte[]> deadLetterProducer) {
       this.deadLetterProducer = deadLetterProducer;
       return this;

@@ -20,7 +20,8 @@ public final class ConsumerSettings {
 
   private ConsumerSettings(Builder b) {
     if (b.operation == null || b.operation.isBlank()) {
-      throw new IllegalArgumentException("consumer setting operation (the inbox scope) is required");
+      throw new IllegalArgumentException(
+          "consumer setting operation (the inbox scope) is required");
     }
     this.operation = b.operation;
     this.tenantHeader = b.tenantHeader;
@@ -37,7 +38,9 @@ public final class ConsumerSettings {
     this.deadLetterSuffix = b.deadLetterSuffix;
     this.retryBackoffMin = Objects.requireNonNull(b.retryBackoffMin, "retryBackoffMin");
     this.retryBackoffMax = Objects.requireNonNull(b.retryBackoffMax, "retryBackoffMax");
-    if (retryBackoffMin.isNegative() || retryBackoffMin.isZero() || retryBackoffMax.compareTo(retryBackoffMin) < 0) {
+    if (retryBackoffMin.isNegative()
+        || retryBackoffMin.isZero()
+        || retryBackoffMax.compareTo(retryBackoffMin) < 0) {
       throw new IllegalArgumentException("retry backoff must be positive with max >= min");
     }
     this.stuckAfter = Objects.requireNonNull(b.stuckAfter, "stuckAfter");

@@ -13,12 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Live counters of one consumer; read them with {@link #snapshot()} or bind them to metrics.
- * {@code records} counts records whose processing finished (applied, absorbed or dead-lettered).
+ * Live counters of one consumer; read them with {@link #snapshot()} or bind them to metrics. {@code
+ * records} counts records whose processing finished (applied, absorbed or dead-lettered).
  *
  * <p>{@link #failure()} is the retry state: partitions whose batch failed and has not been done
- * since. It is kept per partition, so one partition that keeps failing is not hidden by others
- * that succeed (several listener threads share these stats).
+ * since. It is kept per partition, so one partition that keeps failing is not hidden by others that
+ * succeed (several listener threads share these stats).
  *
  * <p>{@code transactionSuspensions} counts the times a handler suspended the batch transaction (an
  * inner REQUIRES_NEW or NOT_SUPPORTED transaction, as far as the transaction runner can tell): its
@@ -39,7 +39,8 @@ public final class ConsumerStats {
   private final AtomicLong deadLetterFailures = new AtomicLong();
   private final AtomicLong deadLettersWithoutValue = new AtomicLong();
   private final AtomicLong transactionSuspensions = new AtomicLong();
-  private final Map<DeadLetterReason, AtomicLong> deadLetters = new EnumMap<>(DeadLetterReason.class);
+  private final Map<DeadLetterReason, AtomicLong> deadLetters =
+      new EnumMap<>(DeadLetterReason.class);
   private final Map<TopicPartition, PartitionFailure> failing = new ConcurrentHashMap<>();
 
   public ConsumerStats() {
@@ -74,16 +75,26 @@ public final class ConsumerStats {
     Map<DeadLetterReason, Long> dead = new EnumMap<>(DeadLetterReason.class);
     deadLetters.forEach((reason, count) -> dead.put(reason, count.get()));
     return new Snapshot(
-        records.get(), applied.get(), duplicates.get(), rejections.get(), batches.get(),
-        batchFallbacks.get(), transientFailures.get(), tooOldApplied.get(), eventsEmitted.get(),
-        handlerNanos.get(), transactionSuspensions.get(), Map.copyOf(dead), deadLetterFailures.get(),
+        records.get(),
+        applied.get(),
+        duplicates.get(),
+        rejections.get(),
+        batches.get(),
+        batchFallbacks.get(),
+        transientFailures.get(),
+        tooOldApplied.get(),
+        eventsEmitted.get(),
+        handlerNanos.get(),
+        transactionSuspensions.get(),
+        Map.copyOf(dead),
+        deadLetterFailures.get(),
         deadLettersWithoutValue.get());
   }
 
   /**
    * Batches failing since they last succeeded, as one: the earliest start, the longest run of
-   * failed attempts, the latest error; not retriable if any partition's last failure was not.
-   * Empty while every partition makes progress.
+   * failed attempts, the latest error; not retriable if any partition's last failure was not. Empty
+   * while every partition makes progress.
    */
   public record Failure(
       Instant since,
@@ -111,14 +122,23 @@ public final class ConsumerStats {
     if (now.isEmpty()) {
       return Optional.empty();
     }
-    Instant since = now.values().stream().map(PartitionFailure::since).min(Comparator.naturalOrder()).orElseThrow();
+    Instant since =
+        now.values().stream()
+            .map(PartitionFailure::since)
+            .min(Comparator.naturalOrder())
+            .orElseThrow();
     long attempts = now.values().stream().mapToLong(PartitionFailure::attempts).max().orElseThrow();
-    PartitionFailure latest = now.values().stream().max(Comparator.comparing(PartitionFailure::lastAt)).orElseThrow();
+    PartitionFailure latest =
+        now.values().stream().max(Comparator.comparing(PartitionFailure::lastAt)).orElseThrow();
     boolean retriable = now.values().stream().allMatch(PartitionFailure::retriable);
-    return Optional.of(new Failure(since, attempts, latest.lastError(), retriable, Set.copyOf(now.keySet())));
+    return Optional.of(
+        new Failure(since, attempts, latest.lastError(), retriable, Set.copyOf(now.keySet())));
   }
 
-  /** Records a failed attempt for these partitions; returns the longest run of failed attempts among them. */
+  /**
+   * Records a failed attempt for these partitions; returns the longest run of failed attempts among
+   * them.
+   */
   long failed(Collection<TopicPartition> partitions, String error, boolean retriable, Instant at) {
     long longest = 0;
     for (TopicPartition partition : partitions) {
@@ -126,7 +146,9 @@ public final class ConsumerStats {
           failing.merge(
               partition,
               new PartitionFailure(at, 1, at, error, retriable),
-              (before, next) -> new PartitionFailure(before.since(), before.attempts() + 1, at, error, retriable));
+              (before, next) ->
+                  new PartitionFailure(
+                      before.since(), before.attempts() + 1, at, error, retriable));
       longest = Math.max(longest, now.attempts());
     }
     return longest;
@@ -142,7 +164,8 @@ public final class ConsumerStats {
     partitions.forEach(failing::remove);
   }
 
-  private record PartitionFailure(Instant since, long attempts, Instant lastAt, String lastError, boolean retriable) {}
+  private record PartitionFailure(
+      Instant since, long attempts, Instant lastAt, String lastError, boolean retriable) {}
 
   public long deadLetters(DeadLetterReason reason) {
     return deadLetters.get(reason).get();

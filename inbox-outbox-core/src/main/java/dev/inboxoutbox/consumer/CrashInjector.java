@@ -23,17 +23,20 @@ public interface CrashInjector {
 
   /**
    * As {@link #halting(Map)}, but only while {@code armed} holds: a chaos harness disarms the
-   * points once its kill phase is over. Asked only when a draw would halt, so a file check is
-   * cheap enough.
+   * points once its kill phase is over. Asked only when a draw would halt, so a file check is cheap
+   * enough.
    */
   static CrashInjector halting(Map<CrashPoint, Double> probabilities, BooleanSupplier armed) {
     Map<CrashPoint, Double> odds = new EnumMap<>(CrashPoint.class);
     odds.putAll(probabilities);
-    odds.values().forEach(p -> {
-      if (p < 0 || p > 1) {
-        throw new IllegalArgumentException("crash probability must be within [0, 1]; was " + p);
-      }
-    });
+    odds.values()
+        .forEach(
+            p -> {
+              if (p < 0 || p > 1) {
+                throw new IllegalArgumentException(
+                    "crash probability must be within [0, 1]; was " + p);
+              }
+            });
     return point -> {
       Double probability = odds.get(point);
       if (probability != null

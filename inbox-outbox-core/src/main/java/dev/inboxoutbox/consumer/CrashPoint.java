@@ -6,6 +6,9 @@ public enum CrashPoint {
   MID_HANDLER,
   /** After the database commit, before the Kafka offsets: redelivery must be absorbed. */
   AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT,
-  /** In the relay, after Kafka acknowledged a batch, before its offsets are stored: it is sent again. */
+  /**
+   * In the relay, after Kafka acknowledged a batch, before its offsets are stored: it is sent
+   * again.
+   */
   RELAY_AFTER_PUBLISH
 }

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dead-letter step of a batch: sends, counts and logs the dead letters, and turns a send Kafka
- * refused into the batch's failure: transient when a retry may succeed, undeliverable (ERROR,
- * stuck at once) when none can.
+ * refused into the batch's failure: transient when a retry may succeed, undeliverable (ERROR, stuck
+ * at once) when none can.
  */
 final class DeadLetterPublisher {
 
@@ -63,7 +63,8 @@ final class DeadLetterPublisher {
     }
   }
 
-  private BatchIncompleteException failed(DeadLetterSendException e, Map<TopicPartition, Long> resumeAt) {
+  private BatchIncompleteException failed(
+      DeadLetterSendException e, Map<TopicPartition, Long> resumeAt) {
     if (e.failure() == SendFailure.RETRIABLE) {
       stats.transientFailure();
       String message = "dead-letter topic did not acknowledge, retrying later: " + e.getMessage();
@@ -71,7 +72,9 @@ final class DeadLetterPublisher {
       return new TransientFailureException(message, e.getCause(), resumeAt);
     }
     stats.deadLetterFailure();
-    String message = e.getMessage() + "; no retry can fix this: the batch is retried with backoff until the cause is fixed";
+    String message =
+        e.getMessage()
+            + "; no retry can fix this: the batch is retried with backoff until the cause is fixed";
     long attempts = stats.failed(resumeAt.keySet(), message, false, Instant.now());
     if (attempts == 1) {
       log.error("{} (partitions {})", message, resumeAt.keySet(), e.getCause());

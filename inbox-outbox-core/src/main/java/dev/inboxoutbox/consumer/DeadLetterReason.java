@@ -15,7 +15,9 @@ public enum DeadLetterReason {
   UNKNOWN_TYPE,
   /** The payload is larger than the configured limit. */
   OVERSIZE,
-  /** Older than the key retention: its key may already be deleted, so a repeat could not be told. */
+  /**
+   * Older than the key retention: its key may already be deleted, so a repeat could not be told.
+   */
   TOO_OLD,
   /** The handler failed for this record alone, not because of the database. */
   HANDLER_ERROR

@@ -13,7 +13,8 @@ import org.apache.kafka.common.TopicPartition;
 public final class DeadLetterUndeliverableException extends BatchIncompleteException {
   private static final long serialVersionUID = 1L;
 
-  DeadLetterUndeliverableException(String message, Throwable cause, Map<TopicPartition, Long> resumeAt) {
+  DeadLetterUndeliverableException(
+      String message, Throwable cause, Map<TopicPartition, Long> resumeAt) {
     super(message, cause, resumeAt);
   }
 }

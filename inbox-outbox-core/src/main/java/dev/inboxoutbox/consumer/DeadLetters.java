@@ -21,9 +21,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Sends records that cannot be applied to {@code <topic><suffix>} with the original key, value
- * and headers, plus headers that say why. Sends are acknowledged before offsets are committed, so
- * a dead letter is never lost; a crash in between may send it twice.
+ * Sends records that cannot be applied to {@code <topic><suffix>} with the original key, value and
+ * headers, plus headers that say why. Sends are acknowledged before offsets are committed, so a
+ * dead letter is never lost; a crash in between may send it twice.
  *
  * <p>A value too large for the dead-letter producer ({@code max.request.size}, counted before
  * compression, so a compressed record the broker took can exceed it) or for the dead-letter topic
@@ -40,7 +40,10 @@ public final class DeadLetters {
   public static final String ORIGINAL_OFFSET = "iox-dlt-original-offset";
   public static final String IDEMPOTENCY_KEY = "iox-dlt-idempotency-key";
   public static final String CONSUMER = "iox-dlt-consumer";
-  /** Present when the value was left out because Kafka refused its size: the value's size in bytes. */
+
+  /**
+   * Present when the value was left out because Kafka refused its size: the value's size in bytes.
+   */
   public static final String VALUE_OMITTED_BYTES = "iox-dlt-value-omitted-bytes";
 
   /**
@@ -50,6 +53,7 @@ public final class DeadLetters {
    * reason and detail say what a trace would.
    */
   static final String SPRING_ORIGINAL_TOPIC = "kafka_dlt-original-topic";
+
   static final String SPRING_ORIGINAL_PARTITION = "kafka_dlt-original-partition";
   static final String SPRING_ORIGINAL_OFFSET = "kafka_dlt-original-offset";
   static final String SPRING_ORIGINAL_TIMESTAMP = "kafka_dlt-original-timestamp";
@@ -72,8 +76,8 @@ public final class DeadLetters {
   }
 
   /**
-   * The producer for dead letters: {@code base} settings, then idempotence with {@code acks=all}
-   * (a dead letter must not be lost or doubled by producer retries) and the client id, then {@code
+   * The producer for dead letters: {@code base} settings, then idempotence with {@code acks=all} (a
+   * dead letter must not be lost or doubled by producer retries) and the client id, then {@code
    * overrides}.
    */
   public static KafkaProducer<String, byte[]> newProducer(
@@ -161,8 +165,16 @@ public final class DeadLetters {
 
   private String describe(Entry entry) {
     ConsumerRecord<String, byte[]> original = entry.record();
-    return "dead letter of " + original.topic() + "-" + original.partition() + "@" + original.offset()
-        + " (" + entry.reason() + ") not written to " + topicFor(original.topic());
+    return "dead letter of "
+        + original.topic()
+        + "-"
+        + original.partition()
+        + "@"
+        + original.offset()
+        + " ("
+        + entry.reason()
+        + ") not written to "
+        + topicFor(original.topic());
   }
 
   /** The dead letter of {@code entry}; without the value when {@code valueRefused} says why. */
@@ -200,15 +212,28 @@ public final class DeadLetters {
   private void putSpringKafkaHeaders(RecordHeaders headers, Entry entry, String detail) {
     ConsumerRecord<String, byte[]> original = entry.record();
     put(headers, SPRING_ORIGINAL_TOPIC, original.topic());
-    put(headers, SPRING_ORIGINAL_PARTITION, ByteBuffer.allocate(Integer.BYTES).putInt(original.partition()).array());
-    put(headers, SPRING_ORIGINAL_OFFSET, ByteBuffer.allocate(Long.BYTES).putLong(original.offset()).array());
-    put(headers, SPRING_ORIGINAL_TIMESTAMP, ByteBuffer.allocate(Long.BYTES).putLong(original.timestamp()).array());
+    put(
+        headers,
+        SPRING_ORIGINAL_PARTITION,
+        ByteBuffer.allocate(Integer.BYTES).putInt(original.partition()).array());
+    put(
+        headers,
+        SPRING_ORIGINAL_OFFSET,
+        ByteBuffer.allocate(Long.BYTES).putLong(original.offset()).array());
+    put(
+        headers,
+        SPRING_ORIGINAL_TIMESTAMP,
+        ByteBuffer.allocate(Long.BYTES).putLong(original.timestamp()).array());
     put(headers, SPRING_ORIGINAL_TIMESTAMP_TYPE, original.timestampType().toString());
     // The consumer group is the operation: the inbox scope the record was refused in.
     put(headers, SPRING_ORIGINAL_CONSUMER_GROUP, consumer);
     Throwable cause = entry.cause();
-    // A record refused by a rule (a conflict, a size, an age) has no exception: the reason names it.
-    put(headers, SPRING_EXCEPTION_FQCN, cause == null ? DeadLetterReason.class.getName() : cause.getClass().getName());
+    // A record refused by a rule (a conflict, a size, an age) has no exception: the reason names
+    // it.
+    put(
+        headers,
+        SPRING_EXCEPTION_FQCN,
+        cause == null ? DeadLetterReason.class.getName() : cause.getClass().getName());
     if (cause != null && cause.getCause() != null) {
       put(headers, SPRING_EXCEPTION_CAUSE_FQCN, cause.getCause().getClass().getName());
     }

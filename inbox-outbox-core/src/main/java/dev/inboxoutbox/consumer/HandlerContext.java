@@ -38,8 +38,7 @@ public final class HandlerContext {
   }
 
   public void emitAll(List<OutboxEvent> events) {
-    List<OutboxEvent> traced =
-        events.stream().map(this::traced).toList();
+    List<OutboxEvent> traced = events.stream().map(this::traced).toList();
     outbox.appendAll(connection, traced);
     emitted += traced.size();
   }

@@ -16,9 +16,9 @@ import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -35,10 +35,10 @@ import org.slf4j.LoggerFactory;
  * process} the batch in one database transaction, then commit the offsets. A crash anywhere before
  * the offset commit redelivers the batch, and the inbox absorbs what was already applied.
  *
- * <p>On a transient database failure nothing more is committed: the affected partitions are
- * rewound and paused for a backoff (doubling up to the configured maximum) while the loop keeps
- * polling, so the group membership stays alive and nothing spins. A dead letter Kafka refuses for
- * good is retried the same way, never skipped, and reported at once by {@link #stuck()}.
+ * <p>On a transient database failure nothing more is committed: the affected partitions are rewound
+ * and paused for a backoff (doubling up to the configured maximum) while the loop keeps polling, so
+ * the group membership stays alive and nothing spins. A dead letter Kafka refuses for good is
+ * retried the same way, never skipped, and reported at once by {@link #stuck()}.
  *
  * <pre>{@code
  * IdempotentConsumer consumer = IdempotentConsumer.builder()
@@ -57,7 +57,8 @@ public final class IdempotentConsumer implements AutoCloseable {
    * The partition assignor used unless the Kafka properties name one: incremental cooperative
    * rebalancing, so a member joining or dying moves only its own partitions and every other member
    * keeps consuming. The eager default stops the whole group on every join and every expiry. A
-   * group moving to it from an eager-only assignor needs two rolling restarts (Kafka's upgrade path).
+   * group moving to it from an eager-only assignor needs two rolling restarts (Kafka's upgrade
+   * path).
    */
   public static final String DEFAULT_ASSIGNOR = CooperativeStickyAssignor.class.getName();
 
@@ -90,7 +91,9 @@ public final class IdempotentConsumer implements AutoCloseable {
     this.crashInjector = b.crashInjector;
     this.deadLetterProducer =
         DeadLetters.newProducer(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)),
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)),
             settings.operation() + "-dead-letters",
             b.producerOverrides);
     this.processor =
@@ -177,10 +180,15 @@ public final class IdempotentConsumer implements AutoCloseable {
         backoff = settings.retryBackoffMin();
       } catch (BatchIncompleteException e) {
         if (e instanceof TransientFailureException) {
-          log.warn("{}; pausing {} partition(s) for {}", e.getMessage(), e.resumeAt().size(), backoff);
+          log.warn(
+              "{}; pausing {} partition(s) for {}", e.getMessage(), e.resumeAt().size(), backoff);
         } else {
-          // Already logged at ERROR with its cause. Retried all the same: skipping would lose the record.
-          log.warn("pausing {} partition(s) for {} before retrying the dead letter", e.resumeAt().size(), backoff);
+          // Already logged at ERROR with its cause. Retried all the same: skipping would lose the
+          // record.
+          log.warn(
+              "pausing {} partition(s) for {} before retrying the dead letter",
+              e.resumeAt().size(),
+              backoff);
         }
         Collection<TopicPartition> partitions = e.resumeAt().keySet();
         e.resumeAt().forEach(kafka::seek);
@@ -191,7 +199,8 @@ public final class IdempotentConsumer implements AutoCloseable {
     }
   }
 
-  private static void commit(KafkaConsumer<String, byte[]> kafka, Map<TopicPartition, OffsetAndMetadata> offsets) {
+  private static void commit(
+      KafkaConsumer<String, byte[]> kafka, Map<TopicPartition, OffsetAndMetadata> offsets) {
     try {
       kafka.commitSync(offsets);
     } catch (CommitFailedException e) {
@@ -200,10 +209,13 @@ public final class IdempotentConsumer implements AutoCloseable {
     }
   }
 
-  private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(List<ConsumerRecord<String, byte[]>> records) {
+  private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(
+      List<ConsumerRecord<String, byte[]>> records) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (ConsumerRecord<String, byte[]> record : records) {
-      offsets.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+      offsets.put(
+          new TopicPartition(record.topic(), record.partition()),
+          new OffsetAndMetadata(record.offset() + 1));
     }
     return offsets;
   }

@@ -28,9 +28,7 @@ public interface KeyExtractor {
     Objects.requireNonNull(name, "name");
     return (record, payload) -> {
       Header header = record.headers().lastHeader(name);
-      return header == null || header.value() == null
-          ? null
-          : IdempotencyKey.utf8(header.value());
+      return header == null || header.value() == null ? null : IdempotencyKey.utf8(header.value());
     };
   }
 

@@ -3,9 +3,9 @@ package dev.inboxoutbox.consumer;
 import dev.inboxoutbox.inbox.Outcome;
 
 /**
- * Applies one message whose key this transaction has just claimed. Runs inside the batch's
- * database transaction: write your state with {@link HandlerContext#connection()} (or anything
- * that joins the {@link TransactionRunner}'s transaction) and your side effects with {@link
+ * Applies one message whose key this transaction has just claimed. Runs inside the batch's database
+ * transaction: write your state with {@link HandlerContext#connection()} (or anything that joins
+ * the {@link TransactionRunner}'s transaction) and your side effects with {@link
  * HandlerContext#emit}; both commit together with the claim, or not at all.
  *
  * <p>Return {@link Outcome#success} or {@link Outcome#rejected} (a business rejection, stored and

@@ -12,7 +12,9 @@ enum SendFailure {
    * can.
    */
   TOO_LARGE,
-  /** Kafka marks it retriable: a broker down, a leader moving, a timeout. A later send may succeed. */
+  /**
+   * Kafka marks it retriable: a broker down, a leader moving, a timeout. A later send may succeed.
+   */
   RETRIABLE,
   /**
    * No retry of the same send succeeds until someone changes the cluster or the configuration:
@@ -20,7 +22,9 @@ enum SendFailure {
    */
   PERMANENT;
 
-  /** Classifies the exception a send completed with (the cause of the future's ExecutionException). */
+  /**
+   * Classifies the exception a send completed with (the cause of the future's ExecutionException).
+   */
   static SendFailure of(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof RecordTooLargeException || t instanceof RecordBatchTooLargeException) {

@@ -7,6 +7,9 @@ package dev.inboxoutbox.consumer;
 public enum TooOldPolicy {
   /** Dead-letter it with reason {@link DeadLetterReason#TOO_OLD} (default). */
   DEAD_LETTER,
-  /** Apply it anyway; counted and logged as a warning. Only for consumers whose effect is harmless to repeat. */
+  /**
+   * Apply it anyway; counted and logged as a warning. Only for consumers whose effect is harmless
+   * to repeat.
+   */
   APPLY
 }

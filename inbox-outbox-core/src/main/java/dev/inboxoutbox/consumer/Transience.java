@@ -5,8 +5,8 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 
 /**
- * Tells a failing dependency (the database, or a handler's {@link RetryLaterException}: retry later,
- * same records) from a failing record (dead-letter it).
+ * Tells a failing dependency (the database, or a handler's {@link RetryLaterException}: retry
+ * later, same records) from a failing record (dead-letter it).
  */
 final class Transience {
 
@@ -27,8 +27,8 @@ final class Transience {
   }
 
   /**
-   * Connection exceptions (08), serialization failures and deadlocks (40), resource shortages
-   * (53), operator intervention such as a server shutdown (57P) and lock timeouts (55P03).
+   * Connection exceptions (08), serialization failures and deadlocks (40), resource shortages (53),
+   * operator intervention such as a server shutdown (57P) and lock timeouts (55P03).
    */
   private static boolean transientState(String state) {
     if (state == null) {

@@ -103,7 +103,8 @@ final class CanonicalJson {
       case STRING -> generator.writeString(node.textValue());
       case BOOLEAN -> generator.writeBoolean(node.booleanValue());
       case NULL -> generator.writeNull();
-      default -> throw new InvalidPayloadException("unsupported JSON node " + node.getNodeType(), null);
+      default ->
+          throw new InvalidPayloadException("unsupported JSON node " + node.getNodeType(), null);
     }
   }
 
@@ -118,5 +119,4 @@ final class CanonicalJson {
     }
     return stripped.toPlainString();
   }
-
 }

@@ -1,6 +1,8 @@
 package dev.inboxoutbox.inbox;
 
-/** The answer to a claim: the caller's to run, already done, or the key reused for another request. */
+/**
+ * The answer to a claim: the caller's to run, already done, or the key reused for another request.
+ */
 public sealed interface ClaimResult {
 
   ClaimRequest request();
@@ -13,8 +15,8 @@ public sealed interface ClaimResult {
 
   /**
    * The key was claimed before with the same request: do not run the effect again; answer with
-   * {@link InboxEntry#outcome()}. The entry is {@link InboxStatus#PROCESSING} only for a repeat of a
-   * key claimed earlier in the same batch.
+   * {@link InboxEntry#outcome()}. The entry is {@link InboxStatus#PROCESSING} only for a repeat of
+   * a key claimed earlier in the same batch.
    */
   record Duplicate(ClaimRequest request, InboxEntry original) implements ClaimResult {}
 

@@ -33,9 +33,9 @@ import java.util.Optional;
  * <p>Every method requires an open transaction ({@code autoCommit=false}) and runs at the
  * connection's isolation level; READ COMMITTED (PostgreSQL's default) is the one the concurrency
  * guarantees are written for. A claim is a single {@code INSERT ... ON CONFLICT DO NOTHING} on the
- * unique (tenant, principal, operation, key) index: a concurrent duplicate blocks on the index until
- * the first transaction ends, then sees its row, so two transactions can never both get {@link
- * ClaimResult.New} for one key. Instances are immutable and thread-safe.
+ * unique (tenant, principal, operation, key) index: a concurrent duplicate blocks on the index
+ * until the first transaction ends, then sees its row, so two transactions can never both get
+ * {@link ClaimResult.New} for one key. Instances are immutable and thread-safe.
  */
 public final class Inbox {
 
@@ -71,8 +71,8 @@ public final class Inbox {
 
   /**
    * Claims many keys in one round trip, answering in the order given. A key repeated within the
-   * batch is answered for its first occurrence; later ones are {@link ClaimResult.Duplicate} of that
-   * (in-flight) claim, or {@link ClaimResult.Conflict} if their hash differs.
+   * batch is answered for its first occurrence; later ones are {@link ClaimResult.Duplicate} of
+   * that (in-flight) claim, or {@link ClaimResult.Conflict} if their hash differs.
    *
    * @throws InboxException if the database fails; the caller's transaction is then unusable and
    *     must be rolled back (nothing was claimed)
@@ -104,18 +104,26 @@ public final class Inbox {
   }
 
   private void resolve(
-      Connection connection, List<ClaimRequest> requests, List<Integer> pending, ClaimResult[] results)
+      Connection connection,
+      List<ClaimRequest> requests,
+      List<Integer> pending,
+      ClaimResult[] results)
       throws SQLException {
     for (int attempt = 1; !pending.isEmpty(); attempt++) {
       if (attempt > MAX_RESOLVE_ATTEMPTS) {
         throw new InboxException(
-            pending.size() + " key(s) neither claimable nor found after " + MAX_RESOLVE_ATTEMPTS
-                + " attempts", null);
+            pending.size()
+                + " key(s) neither claimable nor found after "
+                + MAX_RESOLVE_ATTEMPTS
+                + " attempts",
+            null);
       }
       List<ClaimRequest> batch = pending.stream().map(requests::get).toList();
       List<Row> claimed =
           InboxStatements.claim(
-              connection, batch, batch.stream().map(r -> retentionFor(r.scope().operation())).toList());
+              connection,
+              batch,
+              batch.stream().map(r -> retentionFor(r.scope().operation())).toList());
       List<Integer> invisible = new ArrayList<>();
       for (Row row : claimed) {
         int index = pending.get(row.position() - 1);
@@ -166,7 +174,10 @@ public final class Inbox {
     }
     if (updated != completions.size()) {
       throw new IllegalStateException(
-          "recorded " + updated + " of " + completions.size()
+          "recorded "
+              + updated
+              + " of "
+              + completions.size()
               + " outcomes: a claim was not made in this transaction, or was completed already");
     }
   }
@@ -248,7 +259,8 @@ public final class Inbox {
     /** Retention for one operation (consumer group or HTTP operation). */
     public Builder retention(String operation, Retention retention) {
       retentionByOperation.put(
-          Objects.requireNonNull(operation, "operation"), Objects.requireNonNull(retention, "retention"));
+          Objects.requireNonNull(operation, "operation"),
+          Objects.requireNonNull(retention, "retention"));
       return this;
     }
 

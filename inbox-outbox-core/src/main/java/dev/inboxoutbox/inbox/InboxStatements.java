@@ -228,5 +228,4 @@ final class InboxStatements {
     }
     return map;
   }
-
 }

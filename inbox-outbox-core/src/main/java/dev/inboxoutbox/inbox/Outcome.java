@@ -8,8 +8,8 @@ import java.util.OptionalInt;
 /**
  * What a duplicate gets back: the stored result of the first attempt. Successes and business
  * rejections are both outcomes, so a retried "pay" that was rejected because the order was
- * cancelled is rejected again, not re-evaluated. Transient failures are not outcomes: they roll
- * the transaction back and leave no claim.
+ * cancelled is rejected again, not re-evaluated. Transient failures are not outcomes: they roll the
+ * transaction back and leave no claim.
  *
  * @param kind success or business rejection
  * @param code an optional status code (an HTTP status, for HTTP operations)

@@ -3,13 +3,13 @@ package dev.inboxoutbox.inbox;
 /**
  * What "the same key" means: uniqueness holds per (tenant, principal, operation), not for the bare
  * key. Two tenants or two users may use the same key string; one user reusing a key for another
- * operation does not collide. An absent tenant or principal is the empty string. Each component
- * has at most {@value #MAX_LENGTH} characters and no control characters.
+ * operation does not collide. An absent tenant or principal is the empty string. Each component has
+ * at most {@value #MAX_LENGTH} characters and no control characters.
  *
  * @param tenant tenant id, or {@code ""}
  * @param principal user, client or sender id, or {@code ""}
- * @param operation consumer group or operation name, for example {@code order-consumer} or
- *     {@code POST /orders}; required
+ * @param operation consumer group or operation name, for example {@code order-consumer} or {@code
+ *     POST /orders}; required
  */
 public record Scope(String tenant, String principal, String operation) {
 
@@ -20,7 +20,8 @@ public record Scope(String tenant, String principal, String operation) {
     tenant = tenant == null ? "" : tenant;
     principal = principal == null ? "" : principal;
     if (operation == null || operation.isBlank()) {
-      throw new IllegalArgumentException("scope needs an operation (consumer group or operation name)");
+      throw new IllegalArgumentException(
+          "scope needs an operation (consumer group or operation name)");
     }
     requireValid("tenant", tenant);
     requireValid("principal", principal);
@@ -40,7 +41,9 @@ public record Scope(String tenant, String principal, String operation) {
     return new Scope(tenant, principal, operation);
   }
 
-  /** The same rule as for keys: PostgreSQL refuses NUL in text, and no control character is kept. */
+  /**
+   * The same rule as for keys: PostgreSQL refuses NUL in text, and no control character is kept.
+   */
   private static void requireValid(String name, String value) {
     if (value.length() > MAX_LENGTH) {
       throw new IllegalArgumentException(

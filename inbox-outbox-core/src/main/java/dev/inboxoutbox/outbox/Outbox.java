@@ -85,8 +85,15 @@ public final class Outbox {
       try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
         int column = 1;
         for (String[] values :
-            List.of(ids, aggregateTypes, aggregateIds, types, payloads, traceparents,
-                correlationIds, causationIds)) {
+            List.of(
+                ids,
+                aggregateTypes,
+                aggregateIds,
+                types,
+                payloads,
+                traceparents,
+                correlationIds,
+                causationIds)) {
           insert.setArray(column++, connection.createArrayOf("text", values));
         }
         insert.executeUpdate();

@@ -67,19 +67,37 @@ public record OutboxEvent(
 
   public OutboxEvent withTraceparent(String traceparent) {
     return new OutboxEvent(
-        id, aggregateType, aggregateId, type, payloadJson, Optional.ofNullable(traceparent),
-        correlationId, causationId);
+        id,
+        aggregateType,
+        aggregateId,
+        type,
+        payloadJson,
+        Optional.ofNullable(traceparent),
+        correlationId,
+        causationId);
   }
 
   public OutboxEvent withCorrelationId(String correlationId) {
     return new OutboxEvent(
-        id, aggregateType, aggregateId, type, payloadJson, traceparent,
-        Optional.ofNullable(correlationId), causationId);
+        id,
+        aggregateType,
+        aggregateId,
+        type,
+        payloadJson,
+        traceparent,
+        Optional.ofNullable(correlationId),
+        causationId);
   }
 
   public OutboxEvent withCausationId(String causationId) {
     return new OutboxEvent(
-        id, aggregateType, aggregateId, type, payloadJson, traceparent, correlationId,
+        id,
+        aggregateType,
+        aggregateId,
+        type,
+        payloadJson,
+        traceparent,
+        correlationId,
         Optional.ofNullable(causationId));
   }
 
@@ -89,7 +107,11 @@ public record OutboxEvent(
     }
     if (value.length() > MAX_NAME_LENGTH) {
       throw new IllegalArgumentException(
-          "outbox event " + what + " has " + value.length() + " characters; at most "
+          "outbox event "
+              + what
+              + " has "
+              + value.length()
+              + " characters; at most "
               + MAX_NAME_LENGTH);
     }
   }

@@ -8,8 +8,8 @@ public enum OutboxPolicy {
    */
   KEEP,
   /**
-   * The row is deleted in the same transaction right after the insert. The insert still reaches
-   * the write-ahead log, which is all the relay reads; the table stays empty.
+   * The row is deleted in the same transaction right after the insert. The insert still reaches the
+   * write-ahead log, which is all the relay reads; the table stays empty.
    */
   DELETE_AFTER_INSERT
 }

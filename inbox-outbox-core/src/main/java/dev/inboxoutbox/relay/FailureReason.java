@@ -22,7 +22,8 @@ final class FailureReason {
   private static final int MAX_PART = 300;
   private static final String MASK = "****";
   private static final Pattern SECRET_SETTING =
-      Pattern.compile("(?i)([\\w.-]*(?:password|secret|jaas\\.config)[\\w.-]*\\s*[=:]\\s*)[^,;}\\s]+");
+      Pattern.compile(
+          "(?i)([\\w.-]*(?:password|secret|jaas\\.config)[\\w.-]*\\s*[=:]\\s*)[^,;}\\s]+");
 
   /** PostgreSQL's messages can span lines ("Position: 8"); a reason stays on one. */
   private static final Pattern LINE_BREAK = Pattern.compile("\\s*\\R\\s*");

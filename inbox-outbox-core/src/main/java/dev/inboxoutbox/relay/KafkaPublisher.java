@@ -50,7 +50,8 @@ final class KafkaPublisher
     this.markPublishedSql =
         markingConnection == null
             ? null
-            : "UPDATE " + outboxTable
+            : "UPDATE "
+                + outboxTable
                 + " SET published_at = now() WHERE id = ANY(?::uuid[]) AND published_at IS NULL";
     this.listener = listener;
     this.onAcknowledged = onAcknowledged;
@@ -68,7 +69,8 @@ final class KafkaPublisher
       SourceRecord record = change.record();
       String eventId = eventId(record);
       if (eventId == null) {
-        continue; // heartbeats carry no event id (the Event Router sets it): they only move the offset
+        continue; // heartbeats carry no event id (the Event Router sets it): they only move the
+        // offset
       }
       eventIds.add(eventId);
       keys.add(record.key() == null ? null : record.key().toString());
@@ -127,7 +129,8 @@ final class KafkaPublisher
     return header == null || header.value() == null ? null : header.value().toString();
   }
 
-  private static ProducerRecord<String, byte[]> toProducerRecord(SourceRecord record, String eventId) {
+  private static ProducerRecord<String, byte[]> toProducerRecord(
+      SourceRecord record, String eventId) {
     RecordHeaders headers = new RecordHeaders();
     for (Header header : record.headers()) {
       if (header.value() != null) {
@@ -139,7 +142,10 @@ final class KafkaPublisher
     Object value = record.value();
     if (value != null && !(value instanceof String)) {
       throw new RelayException(
-          "outbox payload of event " + eventId + " arrived as " + value.getClass().getName()
+          "outbox payload of event "
+              + eventId
+              + " arrived as "
+              + value.getClass().getName()
               + "; the relay expects JSON text (do not enable table.expand.json.payload)");
     }
     return new ProducerRecord<>(

@@ -1,9 +1,9 @@
 package dev.inboxoutbox.relay;
 
+import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
-import io.debezium.embedded.Connect;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * session ends, the lock is released and a standby takes over within {@link
  * RelaySettings#standbyPollInterval()}. The replication slot itself also admits one reader only.
  *
- * <p><b>At-least-once.</b> Offsets are marked only after Kafka acknowledged the batch and are stored
- * in PostgreSQL ({@code iox_relay_offsets}, debezium-storage-jdbc) every {@link
+ * <p><b>At-least-once.</b> Offsets are marked only after Kafka acknowledged the batch and are
+ * stored in PostgreSQL ({@code iox_relay_offsets}, debezium-storage-jdbc) every {@link
  * RelaySettings#offsetFlushInterval()}; the slot advances only then. A crash in between republishes
  * the tail, which the next consumer's inbox absorbs.
  *
@@ -122,9 +122,11 @@ public final class OutboxRelay implements AutoCloseable {
   /** Measures the lag with a short-lived connection; works on standbys too. */
   public RelayLag lag() {
     String sql =
-        "SELECT (SELECT extract(epoch FROM now() - min(created_at)) FROM " + settings.outboxTable()
+        "SELECT (SELECT extract(epoch FROM now() - min(created_at)) FROM "
+            + settings.outboxTable()
             + " WHERE published_at IS NULL) AS oldest_seconds,"
-            + " (SELECT count(*) FROM " + settings.outboxTable()
+            + " (SELECT count(*) FROM "
+            + settings.outboxTable()
             + " WHERE published_at IS NULL) AS unpublished,"
             + " (SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
             + " FROM pg_replication_slots WHERE slot_name = ?) AS slot_lag";
@@ -193,7 +195,8 @@ public final class OutboxRelay implements AutoCloseable {
           String reason = describe(e);
           lastError.set(reason);
           enter(RelayState.FAILED);
-          if (runStarted != null && Duration.between(runStarted, Instant.now()).compareTo(HEALTHY_RUN) > 0) {
+          if (runStarted != null
+              && Duration.between(runStarted, Instant.now()).compareTo(HEALTHY_RUN) > 0) {
             backoff = settings.restartBackoffMin();
           }
           log.warn("relay run failed; restarting in {}: {}", backoff, reason);
@@ -213,14 +216,18 @@ public final class OutboxRelay implements AutoCloseable {
   private void runEngine(Connection lock) throws Exception {
     List<String> heartbeatProblems = heartbeat.problems(lock);
     if (!heartbeatProblems.isEmpty()) {
-      log.warn("the relay's heartbeat cannot move slot {} while the outbox is quiet, so the slot holds"
-          + " all WAL written meanwhile; fix: {}", settings.slotName(), heartbeatProblems);
+      log.warn(
+          "the relay's heartbeat cannot move slot {} while the outbox is quiet, so the slot holds"
+              + " all WAL written meanwhile; fix: {}",
+          settings.slotName(),
+          heartbeatProblems);
     }
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
         Connection marking = settings.markPublished() ? connect() : null) {
       KafkaPublisher publisher =
-          new KafkaPublisher(producer, marking, settings.outboxTable(), listener, this::acknowledged);
+          new KafkaPublisher(
+              producer, marking, settings.outboxTable(), listener, this::acknowledged);
       DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
           DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
               .using(engineProperties())
@@ -252,7 +259,8 @@ public final class OutboxRelay implements AutoCloseable {
       Optional<Exception> stopFailure = stopEngine(engine, engineDone);
       Optional<Exception> failure = firstFailure(engineDone, noticed);
       if (failure.isEmpty()) {
-        stopFailure.ifPresent(e -> log.warn("the Debezium engine did not stop cleanly: {}", describe(e)));
+        stopFailure.ifPresent(
+            e -> log.warn("the Debezium engine did not stop cleanly: {}", describe(e)));
         return;
       }
       stopFailure.ifPresent(failure.get()::addSuppressed);
@@ -390,7 +398,8 @@ public final class OutboxRelay implements AutoCloseable {
         "offset.storage.jdbc.connection.password",
         settings.password().isEmpty() ? "unused-with-trust-auth" : settings.password());
     p.setProperty("offset.storage.jdbc.table.name", "iox_relay_offsets");
-    p.setProperty("offset.flush.interval.ms", String.valueOf(settings.offsetFlushInterval().toMillis()));
+    p.setProperty(
+        "offset.flush.interval.ms", String.valueOf(settings.offsetFlushInterval().toMillis()));
     p.setProperty("transforms", "outbox");
     p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
     p.setProperty("transforms.outbox.route.topic.replacement", settings.topicReplacement());

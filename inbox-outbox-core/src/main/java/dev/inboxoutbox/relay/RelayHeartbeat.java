@@ -45,9 +45,9 @@ final class RelayHeartbeat {
   }
 
   /**
-   * One statement, so one short transaction: the DELETE does not see the row its own WITH
-   * inserts, so the newest beat of this slot stays and the table never grows. The slot name is a
-   * validated identifier, so it can stand as a literal.
+   * One statement, so one short transaction: the DELETE does not see the row its own WITH inserts,
+   * so the newest beat of this slot stays and the table never grows. The slot name is a validated
+   * identifier, so it can stand as a literal.
    */
   String actionQuery() {
     return """
@@ -56,7 +56,9 @@ final class RelayHeartbeat {
         .formatted(table, slotName);
   }
 
-  /** What keeps the heartbeat from moving the slot, as the fix a DBA applies; empty when nothing. */
+  /**
+   * What keeps the heartbeat from moving the slot, as the fix a DBA applies; empty when nothing.
+   */
   List<String> problems(Connection connection) throws SQLException {
     try (PreparedStatement check = connection.prepareStatement(CHECK_SQL)) {
       check.setString(1, table);

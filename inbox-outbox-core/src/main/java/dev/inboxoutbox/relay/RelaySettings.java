@@ -229,7 +229,9 @@ public final class RelaySettings {
       return this;
     }
 
-    /** Extra KafkaProducer settings (security, compression, ...); idempotence cannot be turned off. */
+    /**
+     * Extra KafkaProducer settings (security, compression, ...); idempotence cannot be turned off.
+     */
     public Builder producerProperty(String name, String value) {
       this.producerProperties.put(name, value);
       return this;

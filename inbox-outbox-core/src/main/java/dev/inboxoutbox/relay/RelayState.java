@@ -8,7 +8,9 @@ public enum RelayState {
   STANDBY,
   /** This instance holds the lock and its Debezium engine streams the outbox to Kafka. */
   RUNNING,
-  /** The last run failed; the relay restarts after a backoff (see {@link RelayStatus#lastError}). */
+  /**
+   * The last run failed; the relay restarts after a backoff (see {@link RelayStatus#lastError}).
+   */
   FAILED,
   /** Closed. */
   STOPPED

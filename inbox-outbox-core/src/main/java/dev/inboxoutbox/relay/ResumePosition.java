@@ -11,21 +11,21 @@ import java.util.Optional;
  * leader resumes.
  *
  * <p>A Debezium heartbeat stores the position of the last COMMIT the engine saw: {@code lsn_proc}
- * is where that commit record ends, which is also where the next WAL record starts. If that
- * record is a row of a transaction still open, and that transaction is the next to commit,
- * Debezium's restart search ({@code WalPositionLocator}, 3.5) takes the row for the last event
- * stored and skips the transaction's rows up to it: events lost without an error.
+ * is where that commit record ends, which is also where the next WAL record starts. If that record
+ * is a row of a transaction still open, and that transaction is the next to commit, Debezium's
+ * restart search ({@code WalPositionLocator}, 3.5) takes the row for the last event stored and
+ * skips the transaction's rows up to it: events lost without an error.
  *
- * <p>One byte earlier the position lies inside the commit record, an LSN no message can carry
- * (WAL records are 8-byte aligned). The search then resumes at the first transaction committed
- * after it, which is what the position meant.
+ * <p>One byte earlier the position lies inside the commit record, an LSN no message can carry (WAL
+ * records are 8-byte aligned). The search then resumes at the first transaction committed after it,
+ * which is what the position meant.
  *
  * <p>{@code lsn_commit}, the position the leader confirms the slot to, moves back with it.
- * PostgreSQL may move the slot's restart position up to the confirmed one, and Debezium refuses
- * to start from a stored position before the slot's restart position ("no longer available on
- * the server"): with only {@code lsn_proc} moved, a running-transactions record right after the
- * commit stopped every later leader. The commit itself is not sent again either way: decoding
- * starts at the first commit record that begins at or after the confirmed position.
+ * PostgreSQL may move the slot's restart position up to the confirmed one, and Debezium refuses to
+ * start from a stored position before the slot's restart position ("no longer available on the
+ * server"): with only {@code lsn_proc} moved, a running-transactions record right after the commit
+ * stopped every later leader. The commit itself is not sent again either way: decoding starts at
+ * the first commit record that begins at or after the confirmed position.
  */
 final class ResumePosition {
 

@@ -32,11 +32,13 @@ public final class MigrationLock {
 
   private static final int SCHEMA_MIGRATION = 1;
 
-  private static final String LOCK = """
+  private static final String LOCK =
+      """
       SELECT pg_advisory_lock(?, ?)
       """;
 
-  private static final String UNLOCK = """
+  private static final String UNLOCK =
+      """
       SELECT pg_advisory_unlock(?, ?)
       """;
 

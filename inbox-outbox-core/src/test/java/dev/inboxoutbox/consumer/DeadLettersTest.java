@@ -42,7 +42,8 @@ class DeadLettersTest {
     assertThat(sentBig.topic()).isEqualTo("orders.DLT");
     assertThat(sentBig.key()).isEqualTo("c-1");
     assertThat(sentBig.value()).isNull();
-    assertThat(header(sentBig, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(LIMIT + 1));
+    assertThat(header(sentBig, DeadLetters.VALUE_OMITTED_BYTES))
+        .isEqualTo(String.valueOf(LIMIT + 1));
     assertThat(header(sentBig, DeadLetters.REASON)).isEqualTo("OVERSIZE");
     assertThat(header(sentBig, DeadLetters.DETAIL)).contains("too big").contains("value left out");
     assertThat(header(sentBig, DeadLetters.ORIGINAL_TOPIC)).isEqualTo("orders");
@@ -55,7 +56,10 @@ class DeadLettersTest {
   @Test
   void aDeadLetterTooLargeEvenWithoutItsValueIsPermanent() {
     DeadLetters deadLetters =
-        new DeadLetters(new RefusingProducer(record -> new RecordTooLargeException("headers too big")), ".DLT", "c");
+        new DeadLetters(
+            new RefusingProducer(record -> new RecordTooLargeException("headers too big")),
+            ".DLT",
+            "c");
 
     assertThatThrownBy(() -> deadLetters.publish(List.of(entry(5, new byte[10]))))
         .isInstanceOfSatisfying(
@@ -66,28 +70,34 @@ class DeadLettersTest {
 
   @Test
   void aTimeoutIsRetriableAndAnAuthorizationFailureIsPermanent() {
-    DeadLetters timingOut = new DeadLetters(new RefusingProducer(record -> new TimeoutException("late")), ".DLT", "c");
+    DeadLetters timingOut =
+        new DeadLetters(new RefusingProducer(record -> new TimeoutException("late")), ".DLT", "c");
     DeadLetters denied =
-        new DeadLetters(new RefusingProducer(record -> new TopicAuthorizationException("denied")), ".DLT", "c");
+        new DeadLetters(
+            new RefusingProducer(record -> new TopicAuthorizationException("denied")), ".DLT", "c");
 
     assertThatThrownBy(() -> timingOut.publish(List.of(entry(1, new byte[10]))))
         .isInstanceOfSatisfying(
-            DeadLetterSendException.class, e -> assertThat(e.failure()).isEqualTo(SendFailure.RETRIABLE));
+            DeadLetterSendException.class,
+            e -> assertThat(e.failure()).isEqualTo(SendFailure.RETRIABLE));
     assertThatThrownBy(() -> denied.publish(List.of(entry(1, new byte[10]))))
         .isInstanceOfSatisfying(
-            DeadLetterSendException.class, e -> assertThat(e.failure()).isEqualTo(SendFailure.PERMANENT))
+            DeadLetterSendException.class,
+            e -> assertThat(e.failure()).isEqualTo(SendFailure.PERMANENT))
         .hasMessageContaining("orders-2@1");
   }
 
   @Test
   void aProducerThatThrowsInsteadOfFailingTheSendIsAFailureToo() {
-    MockProducer<String, byte[]> closed = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+    MockProducer<String, byte[]> closed =
+        new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
     closed.close();
     DeadLetters deadLetters = new DeadLetters(closed, ".DLT", "c");
 
     assertThatThrownBy(() -> deadLetters.publish(List.of(entry(1, new byte[10]))))
         .isInstanceOfSatisfying(
-            DeadLetterSendException.class, e -> assertThat(e.failure()).isEqualTo(SendFailure.PERMANENT));
+            DeadLetterSendException.class,
+            e -> assertThat(e.failure()).isEqualTo(SendFailure.PERMANENT));
   }
 
   private static RuntimeException overLimit(ProducerRecord<String, byte[]> record) {
@@ -99,14 +109,18 @@ class DeadLettersTest {
   private static DeadLetters.Entry entry(long offset, byte[] value) {
     ConsumerRecord<String, byte[]> record = new ConsumerRecord<>("orders", 2, offset, "c-1", value);
     record.headers().add("traceparent", "00-trace".getBytes(StandardCharsets.UTF_8));
-    return new DeadLetters.Entry(record, DeadLetterReason.OVERSIZE, "too big", "key-" + offset, null);
+    return new DeadLetters.Entry(
+        record, DeadLetterReason.OVERSIZE, "too big", "key-" + offset, null);
   }
 
   private static String header(ProducerRecord<String, byte[]> record, String name) {
     return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
   }
 
-  /** Completes every send at once; fails the ones {@code refusal} returns an exception for, like Kafka would. */
+  /**
+   * Completes every send at once; fails the ones {@code refusal} returns an exception for, like
+   * Kafka would.
+   */
   private static final class RefusingProducer extends MockProducer<String, byte[]> {
     private final Function<ProducerRecord<String, byte[]>, RuntimeException> refusal;
 
@@ -116,9 +130,12 @@ class DeadLettersTest {
     }
 
     @Override
-    public synchronized Future<RecordMetadata> send(ProducerRecord<String, byte[]> record, Callback callback) {
+    public synchronized Future<RecordMetadata> send(
+        ProducerRecord<String, byte[]> record, Callback callback) {
       RuntimeException refused = refusal.apply(record);
-      return refused == null ? super.send(record, callback) : CompletableFuture.failedFuture(refused);
+      return refused == null
+          ? super.send(record, callback)
+          : CompletableFuture.failedFuture(refused);
     }
   }
 }

@@ -58,7 +58,9 @@ class IdempotentConsumerIT {
   private KafkaProducer<String, byte[]> producer;
   private final List<AutoCloseable> cleanup = new ArrayList<>();
 
-  /** Places an order per message; type "Mystery" is unknown, payload "explode" fails the handler. */
+  /**
+   * Places an order per message; type "Mystery" is unknown, payload "explode" fails the handler.
+   */
   private final MessageHandler placeOrder =
       (message, context) -> {
         String type = message.type().orElse("PlaceOrder");
@@ -79,7 +81,8 @@ class IdempotentConsumerIT {
           insert.executeUpdate();
         }
         context.emit(
-            OutboxEvent.of("order", message.recordKey(), "PaymentRequested", "{\"qty\":" + quantity + "}"));
+            OutboxEvent.of(
+                "order", message.recordKey(), "PaymentRequested", "{\"qty\":" + quantity + "}"));
         return Outcome.success("{\"placed\":true}");
       };
 
@@ -89,13 +92,19 @@ class IdempotentConsumerIT {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
       // No unique constraint on purpose: only the inbox may stop a second effect.
-      statement.execute("CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL, qty int NOT NULL)");
+      statement.execute(
+          "CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL, qty int NOT NULL)");
     }
     topic = "orders-" + UUID.randomUUID().toString().substring(0, 8);
     // Created up front: an idempotent producer whose first batch meets a topic still being
-    // auto-created can end up retrying an out-of-order sequence for ever (seen once in a full build).
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    // auto-created can end up retrying an out-of-order sequence for ever (seen once in a full
+    // build).
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      admin
+          .createTopics(List.of(new NewTopic(topic, 3, (short) 1)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
     }
     producer =
         new KafkaProducer<>(
@@ -119,10 +128,15 @@ class IdempotentConsumerIT {
       send("c-" + i, "key-" + i, "{\"qty\":" + (i + 1) + "}", null);
     }
     for (int i = 0; i < 10; i++) {
-      send("c-" + i, "key-" + i, "{ \"qty\" : " + (i + 1) + " }", null); // a client retry, re-serialised
+      send(
+          "c-" + i,
+          "key-" + i,
+          "{ \"qty\" : " + (i + 1) + " }",
+          null); // a client retry, re-serialised
     }
     producer.flush();
-    IdempotentConsumer consumer = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+    IdempotentConsumer consumer =
+        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
 
     awaitTrue(() -> consumer.stats().snapshot().records() >= 30, "all 30 records consumed");
     ConsumerStats.Snapshot stats = consumer.stats().snapshot();
@@ -145,17 +159,23 @@ class IdempotentConsumerIT {
     AtomicBoolean crashed = new AtomicBoolean();
     CrashInjector crashOnce =
         point -> {
-          if (point == CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT && crashed.compareAndSet(false, true)) {
+          if (point == CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT
+              && crashed.compareAndSet(false, true)) {
             throw new IllegalStateException("injected crash after the database commit");
           }
         };
-    IdempotentConsumer first = started(consumer(settings().build(), crashOnce, database.dataSource()));
+    IdempotentConsumer first =
+        started(consumer(settings().build(), crashOnce, database.dataSource()));
     awaitTrue(crashed::get, "first consumer crashed");
     long appliedBeforeCrash = first.stats().snapshot().applied();
     assertThat(appliedBeforeCrash).isPositive();
 
-    IdempotentConsumer second = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
-    awaitTrue(() -> count("SELECT count(*) FROM inbox") == 40 && second.stats().snapshot().duplicates() >= appliedBeforeCrash,
+    IdempotentConsumer second =
+        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+    awaitTrue(
+        () ->
+            count("SELECT count(*) FROM inbox") == 40
+                && second.stats().snapshot().duplicates() >= appliedBeforeCrash,
         "second consumer replays the uncommitted batch");
 
     System.out.printf(
@@ -167,7 +187,8 @@ class IdempotentConsumerIT {
 
   @Test
   void everyDeadLetterReasonEndToEndWhileThePartitionMovesOn() throws Exception {
-    String aggregate = "c-1"; // one record key: one partition, so poison sits in front of good records
+    String aggregate =
+        "c-1"; // one record key: one partition, so poison sits in front of good records
     send(aggregate, "ok-1", "{\"qty\":1}", null);
     send(aggregate, "bad-json", "{\"qty\":", null);
     send(aggregate, null, "{\"qty\":1}", null);
@@ -175,14 +196,24 @@ class IdempotentConsumerIT {
     send(aggregate, "ok-1", "{\"qty\":2}", null); // same key, other payload
     send(aggregate, "mystery", "{\"qty\":1}", "Mystery");
     send(aggregate, "big", "{\"qty\":1,\"pad\":\"" + "p".repeat(600) + "\"}", null);
-    producer.send(record(aggregate, "old", "{\"qty\":1}", null, Instant.now().minus(Duration.ofDays(8)).toEpochMilli()));
+    producer.send(
+        record(
+            aggregate,
+            "old",
+            "{\"qty\":1}",
+            null,
+            Instant.now().minus(Duration.ofDays(8)).toEpochMilli()));
     send(aggregate, "explode", "{\"qty\":1,\"explode\":true}", null);
     send(aggregate, "ok-2", "{\"qty\":0}", null); // a business rejection: stored, not dead-lettered
     send(aggregate, "ok-3", "{\"qty\":3}", null);
     producer.flush();
 
     IdempotentConsumer consumer =
-        started(consumer(settings().maxPayloadBytes(500).build(), CrashInjector.NONE, database.dataSource()));
+        started(
+            consumer(
+                settings().maxPayloadBytes(500).build(),
+                CrashInjector.NONE,
+                database.dataSource()));
     awaitTrue(() -> consumer.stats().snapshot().records() >= 11, "all records consumed");
 
     List<ConsumerRecord<String, byte[]>> deadLetters;
@@ -198,15 +229,22 @@ class IdempotentConsumerIT {
       assertThat(header(dead, DeadLetters.DETAIL)).isNotBlank();
       assertThat(header(dead, DeadLetters.CONSUMER)).isEqualTo("order-consumer");
       String key = header(dead, DeadLetters.IDEMPOTENCY_KEY);
-      reasonByKey.put(key == null ? "<none>" : key.length() > 20 ? "<long>" : key, header(dead, DeadLetters.REASON));
+      reasonByKey.put(
+          key == null ? "<none>" : key.length() > 20 ? "<long>" : key,
+          header(dead, DeadLetters.REASON));
       // spring-kafka's dead-letter headers, with its types: partition an int, offset a long.
       assertThat(header(dead, "kafka_dlt-original-topic")).isEqualTo(topic);
-      assertThat(ByteBuffer.wrap(dead.headers().lastHeader("kafka_dlt-original-partition").value()).getInt())
+      assertThat(
+              ByteBuffer.wrap(dead.headers().lastHeader("kafka_dlt-original-partition").value())
+                  .getInt())
           .isEqualTo(Integer.parseInt(header(dead, DeadLetters.ORIGINAL_PARTITION)));
-      assertThat(ByteBuffer.wrap(dead.headers().lastHeader("kafka_dlt-original-offset").value()).getLong())
+      assertThat(
+              ByteBuffer.wrap(dead.headers().lastHeader("kafka_dlt-original-offset").value())
+                  .getLong())
           .isEqualTo(Long.parseLong(header(dead, DeadLetters.ORIGINAL_OFFSET)));
       assertThat(header(dead, "kafka_dlt-original-consumer-group")).isEqualTo("order-consumer");
-      assertThat(header(dead, "kafka_dlt-exception-message")).startsWith(header(dead, DeadLetters.REASON) + ": ");
+      assertThat(header(dead, "kafka_dlt-exception-message"))
+          .startsWith(header(dead, DeadLetters.REASON) + ": ");
       exceptionByKey.put(String.valueOf(key), header(dead, "kafka_dlt-exception-fqcn"));
     }
     assertThat(exceptionByKey)
@@ -225,8 +263,13 @@ class IdempotentConsumerIT {
         .containsEntry("explode", "HANDLER_ERROR")
         .hasSize(8);
     assertThat(count("SELECT count(*) FROM orders")).as("ok-1 and ok-3 applied").isEqualTo(2);
-    assertThat(count("SELECT qty FROM orders WHERE key = 'ok-1'")).as("conflict left the original").isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key = 'ok-2' AND status = 'FAILED'")).isEqualTo(1);
+    assertThat(count("SELECT qty FROM orders WHERE key = 'ok-1'"))
+        .as("conflict left the original")
+        .isEqualTo(1);
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox WHERE idempotency_key = 'ok-2' AND status = 'FAILED'"))
+        .isEqualTo(1);
     ConsumerStats.Snapshot stats = consumer.stats().snapshot();
     assertThat(stats.deadLettered()).isEqualTo(8);
     assertThat(stats.rejections()).isEqualTo(1);
@@ -234,12 +277,19 @@ class IdempotentConsumerIT {
   }
 
   @Test
-  void aControlCharacterInAScopeHeaderOrAKeyThatIsNotUtf8IsRefusedUpFrontAsAnInvalidKey() throws Exception {
+  void aControlCharacterInAScopeHeaderOrAKeyThatIsNotUtf8IsRefusedUpFrontAsAnInvalidKey()
+      throws Exception {
     String aggregate = "c-1";
-    producer.send(withHeader(record(aggregate, "nul-tenant", "{\"qty\":1}", null, null), "tenant", "acme\u0000x"));
-    producer.send(withHeader(record(aggregate, "nul-principal", "{\"qty\":1}", null, null), "principal", "\u0000"));
+    producer.send(
+        withHeader(
+            record(aggregate, "nul-tenant", "{\"qty\":1}", null, null), "tenant", "acme\u0000x"));
+    producer.send(
+        withHeader(
+            record(aggregate, "nul-principal", "{\"qty\":1}", null, null), "principal", "\u0000"));
     ProducerRecord<String, byte[]> notUtf8 = record(aggregate, null, "{\"qty\":1}", null, null);
-    notUtf8.headers().add("Idempotency-Key", new byte[] {'k', '-', (byte) 0xE9}); // "k-é" in Latin-1
+    notUtf8
+        .headers()
+        .add("Idempotency-Key", new byte[] {'k', '-', (byte) 0xE9}); // "k-é" in Latin-1
     producer.send(notUtf8);
     send(aggregate, "k-caf\u00e9", "{\"qty\":1}", null);
     producer.flush();
@@ -262,17 +312,23 @@ class IdempotentConsumerIT {
     assertThat(deadLetters)
         .extracting(dead -> header(dead, DeadLetters.DETAIL))
         .anySatisfy(detail -> assertThat(detail).contains("tenant").contains("control character"))
-        .anySatisfy(detail -> assertThat(detail).contains("principal").contains("control character"))
+        .anySatisfy(
+            detail -> assertThat(detail).contains("principal").contains("control character"))
         .anySatisfy(detail -> assertThat(detail).contains("UTF-8"));
-    assertThat(count("SELECT count(*) FROM orders WHERE key = 'k-caf\u00e9'")).as("a UTF-8 key applies").isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM orders WHERE key = 'k-caf\u00e9'"))
+        .as("a UTF-8 key applies")
+        .isEqualTo(1);
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(1);
   }
 
   @Test
-  void aValueTooLargeForTheDeadLetterProducerIsLeftOutOfTheDeadLetterAndThePartitionMovesOn() throws Exception {
+  void aValueTooLargeForTheDeadLetterProducerIsLeftOutOfTheDeadLetterAndThePartitionMovesOn()
+      throws Exception {
     // Compressed, 2 MiB fits under the broker's 1 MiB limit; the dead-letter producer's
     // max.request.size (1 MiB, counted before compression) cannot carry it.
-    byte[] twoMiB = ("{\"qty\":1,\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
+    byte[] twoMiB =
+        ("{\"qty\":1,\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}")
+            .getBytes(StandardCharsets.UTF_8);
     RecordMetadata bigAt;
     try (KafkaProducer<String, byte[]> compressing =
         new KafkaProducer<>(
@@ -284,13 +340,20 @@ class IdempotentConsumerIT {
             new ByteArraySerializer())) {
       ProducerRecord<String, byte[]> big = new ProducerRecord<>(topic, "c-1", twoMiB);
       big.headers().add("Idempotency-Key", "big".getBytes(StandardCharsets.UTF_8));
-      big.headers().add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".getBytes(StandardCharsets.UTF_8));
+      big.headers()
+          .add(
+              "traceparent",
+              "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                  .getBytes(StandardCharsets.UTF_8));
       bigAt = compressing.send(big).get();
       compressing.send(record("c-1", "after-big", "{\"qty\":2}", null, null)).get();
     }
 
-    IdempotentConsumer consumer = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
-    awaitTrue(() -> consumer.stats().snapshot().records() >= 2, "both records done, the oversize one dead-lettered");
+    IdempotentConsumer consumer =
+        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+    awaitTrue(
+        () -> consumer.stats().snapshot().records() >= 2,
+        "both records done, the oversize one dead-lettered");
 
     List<ConsumerRecord<String, byte[]>> deadLetters;
     try (TopicReader reader = new TopicReader(topic + ".DLT")) {
@@ -301,9 +364,11 @@ class IdempotentConsumerIT {
     assertThat(dead.key()).as("the original record key").isEqualTo("c-1");
     assertThat(dead.value()).as("the value stays in the original topic").isNull();
     assertThat(header(dead, DeadLetters.REASON)).isEqualTo("OVERSIZE");
-    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(twoMiB.length));
+    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES))
+        .isEqualTo(String.valueOf(twoMiB.length));
     assertThat(header(dead, DeadLetters.ORIGINAL_TOPIC)).isEqualTo(topic);
-    assertThat(header(dead, DeadLetters.ORIGINAL_PARTITION)).isEqualTo(String.valueOf(bigAt.partition()));
+    assertThat(header(dead, DeadLetters.ORIGINAL_PARTITION))
+        .isEqualTo(String.valueOf(bigAt.partition()));
     assertThat(header(dead, DeadLetters.ORIGINAL_OFFSET)).isEqualTo(String.valueOf(bigAt.offset()));
     assertThat(header(dead, DeadLetters.IDEMPOTENCY_KEY)).isEqualTo("big");
     assertThat(header(dead, "Idempotency-Key")).isEqualTo("big");
@@ -319,10 +384,16 @@ class IdempotentConsumerIT {
   @Test
   void aDeadLetterTheTopicRefusesHoldsThePartitionVisiblyUntilTheTopicTakesIt() throws Exception {
     String deadLetterTopic = topic + ".DLT";
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
       // Smaller than the dead letter's headers alone: no dead letter can be written.
-      admin.createTopics(List.of(new NewTopic(deadLetterTopic, 1, (short) 1).configs(Map.of("max.message.bytes", "100"))))
-          .all().get(30, TimeUnit.SECONDS);
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(deadLetterTopic, 1, (short) 1)
+                      .configs(Map.of("max.message.bytes", "100"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
     }
     String malformed = "{\"pad\":\"" + "x".repeat(20_000);
     send("c-1", "bad-json", malformed, null);
@@ -337,23 +408,33 @@ class IdempotentConsumerIT {
     awaitTrue(
         () -> consumer.stats().failure().map(f -> f.consecutiveFailures() >= 3).orElse(false),
         "the batch retried");
-    ConsumerStats.Failure failure = consumer.stuck().orElseThrow(() -> new AssertionError("not reported stuck"));
+    ConsumerStats.Failure failure =
+        consumer.stuck().orElseThrow(() -> new AssertionError("not reported stuck"));
     assertThat(failure.retriable()).as("no retry can fix it").isFalse();
-    assertThat(failure.lastError()).contains("RecordTooLargeException").contains("without its value");
+    assertThat(failure.lastError())
+        .contains("RecordTooLargeException")
+        .contains("without its value");
     assertThat(failure.partitions()).hasSize(1);
     assertThat(consumer.stats().snapshot().deadLetterFailures()).isGreaterThanOrEqualTo(3);
     assertThat(consumer.stats().snapshot().transientFailures()).as("not called transient").isZero();
     assertThat(consumer.stats().snapshot().records()).as("nothing skipped").isZero();
 
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
       // Room for the headers, not for the 20 kB value.
-      admin.incrementalAlterConfigs(
+      admin
+          .incrementalAlterConfigs(
               Map.of(
                   new ConfigResource(ConfigResource.Type.TOPIC, deadLetterTopic),
-                  List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "8192"), AlterConfigOp.OpType.SET))))
-          .all().get(30, TimeUnit.SECONDS);
+                  List.of(
+                      new AlterConfigOp(
+                          new ConfigEntry("max.message.bytes", "8192"), AlterConfigOp.OpType.SET))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
     }
-    awaitTrue(() -> consumer.stats().snapshot().records() >= 2, "the partition moves on once the topic takes the dead letter");
+    awaitTrue(
+        () -> consumer.stats().snapshot().records() >= 2,
+        "the partition moves on once the topic takes the dead letter");
     List<ConsumerRecord<String, byte[]>> deadLetters;
     try (TopicReader reader = new TopicReader(deadLetterTopic)) {
       deadLetters = reader.readUntil(seen -> !seen.isEmpty(), PATIENCE);
@@ -361,8 +442,11 @@ class IdempotentConsumerIT {
     ConsumerRecord<String, byte[]> dead = deadLetters.get(0);
     assertThat(dead.value()).isNull();
     assertThat(header(dead, DeadLetters.REASON)).isEqualTo("MALFORMED_PAYLOAD");
-    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(malformed.length()));
-    assertThat(count("SELECT count(*) FROM orders WHERE key = 'ok-1'")).as("applied once through the retries").isEqualTo(1);
+    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES))
+        .isEqualTo(String.valueOf(malformed.length()));
+    assertThat(count("SELECT count(*) FROM orders WHERE key = 'ok-1'"))
+        .as("applied once through the retries")
+        .isEqualTo(1);
     assertThat(consumer.stats().failure()).as("progress ends the failure").isEmpty();
   }
 
@@ -379,7 +463,8 @@ class IdempotentConsumerIT {
                 settings().retryBackoff(Duration.ofMillis(50), Duration.ofMillis(400)).build(),
                 CrashInjector.NONE,
                 flaky));
-    awaitTrue(() -> count("SELECT count(*) FROM orders") == 10, "all orders applied after the outage");
+    awaitTrue(
+        () -> count("SELECT count(*) FROM orders") == 10, "all orders applied after the outage");
     ConsumerStats.Snapshot stats = consumer.stats().snapshot();
     assertThat(stats.transientFailures()).isGreaterThanOrEqualTo(3);
     assertThat(stats.deadLettered()).isZero();
@@ -393,7 +478,9 @@ class IdempotentConsumerIT {
     }
     producer.flush();
     IdempotentConsumer consumer =
-        started(consumer(settings().dedupEnabled(false).build(), CrashInjector.NONE, database.dataSource()));
+        started(
+            consumer(
+                settings().dedupEnabled(false).build(), CrashInjector.NONE, database.dataSource()));
     awaitTrue(() -> consumer.stats().snapshot().records() >= 10, "all consumed");
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(10);
     assertThat(count("SELECT count(*) FROM inbox")).isZero();
@@ -405,9 +492,11 @@ class IdempotentConsumerIT {
     // restarted instance does not stop the whole group.
     send("c-1", "key-1", "{\"qty\":1}", null);
     producer.flush();
-    IdempotentConsumer consumer = started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+    IdempotentConsumer consumer =
+        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
     awaitTrue(() -> consumer.stats().snapshot().records() >= 1, "the record consumed");
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
       String group = "group-" + topic;
       ConsumerGroupDescription description =
           admin.describeConsumerGroups(List.of(group)).all().get().get(group);
@@ -419,7 +508,8 @@ class IdempotentConsumerIT {
     return ConsumerSettings.builder("order-consumer");
   }
 
-  private IdempotentConsumer consumer(ConsumerSettings settings, CrashInjector crash, DataSource dataSource) {
+  private IdempotentConsumer consumer(
+      ConsumerSettings settings, CrashInjector crash, DataSource dataSource) {
     IdempotentConsumer consumer =
         IdempotentConsumer.builder()
             .kafka(
@@ -450,7 +540,8 @@ class IdempotentConsumerIT {
   private ProducerRecord<String, byte[]> record(
       String recordKey, String idempotencyKey, String json, String type, Long timestamp) {
     ProducerRecord<String, byte[]> record =
-        new ProducerRecord<>(topic, null, timestamp, recordKey, json.getBytes(StandardCharsets.UTF_8));
+        new ProducerRecord<>(
+            topic, null, timestamp, recordKey, json.getBytes(StandardCharsets.UTF_8));
     if (idempotencyKey != null) {
       record.headers().add("Idempotency-Key", idempotencyKey.getBytes(StandardCharsets.UTF_8));
     }
@@ -477,7 +568,8 @@ class IdempotentConsumerIT {
     }
   }
 
-  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
     Await.until(condition, what, PATIENCE);
   }
 

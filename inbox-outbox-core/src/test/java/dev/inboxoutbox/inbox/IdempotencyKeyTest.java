@@ -39,7 +39,8 @@ class IdempotencyKeyTest {
 
   @Test
   void anHttpHeaderIsReadAsUtf8OctetsSoAKeyMeansWhatItMeansInAKafkaHeader() {
-    for (String key : new String[] {"k-caf\u00e9", "\u65e5\u672c\u8a9e", "order-\ud83d\ude80", "plain-ascii"}) {
+    for (String key :
+        new String[] {"k-caf\u00e9", "\u65e5\u672c\u8a9e", "order-\ud83d\ude80", "plain-ascii"}) {
       // A servlet container hands each header octet over as one ISO-8859-1 character.
       String asTheContainerHandsItOver = new String(key.getBytes(UTF_8), ISO_8859_1);
       assertThat(IdempotencyKey.fromHttpHeader(asTheContainerHandsItOver).value()).isEqualTo(key);
@@ -51,7 +52,8 @@ class IdempotencyKeyTest {
     String latin1Cafe = new String(new byte[] {'k', '-', 'c', 'a', 'f', (byte) 0xE9}, ISO_8859_1);
     assertThatThrownBy(() -> IdempotencyKey.fromHttpHeader(latin1Cafe))
         .isInstanceOfSatisfying(
-            InvalidIdempotencyKeyException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NOT_UTF8))
+            InvalidIdempotencyKeyException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.NOT_UTF8))
         .hasMessageContaining("UTF-8");
   }
 
@@ -59,7 +61,8 @@ class IdempotencyKeyTest {
   void anAbsentHttpHeaderIsAMissingKey() {
     assertThatThrownBy(() -> IdempotencyKey.fromHttpHeader(null))
         .isInstanceOfSatisfying(
-            InvalidIdempotencyKeyException.class, e -> assertThat(e.reason()).isEqualTo(Reason.MISSING));
+            InvalidIdempotencyKeyException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.MISSING));
   }
 
   private static void assertRefused(String value, Reason reason, String messagePart) {

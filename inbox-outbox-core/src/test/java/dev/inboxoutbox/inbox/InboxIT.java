@@ -35,7 +35,8 @@ class InboxIT {
     database = MigratedDatabase.create();
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE effects (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
+      statement.execute(
+          "CREATE TABLE effects (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
     }
   }
 
@@ -48,7 +49,8 @@ class InboxIT {
   void sameKeyTwiceIsADuplicateThatCarriesTheFirstOutcome() throws SQLException {
     ClaimRequest request = request(orders, "{\"sku\":\"A\",\"qty\":1}");
 
-    ClaimResult first = inTransaction(c -> applyOnce(c, request, Outcome.success("{\"orderId\":1}")));
+    ClaimResult first =
+        inTransaction(c -> applyOnce(c, request, Outcome.success("{\"orderId\":1}")));
     ClaimResult second =
         inTransaction(c -> applyOnce(c, request, Outcome.success("{\"orderId\":2}")));
 
@@ -64,8 +66,11 @@ class InboxIT {
   void aDuplicateWithReorderedFieldsIsStillADuplicate() throws SQLException {
     IdempotencyKey key = newKey();
     inTransaction(
-        c -> applyOnce(c, new ClaimRequest(orders, key, RequestHash.ofJson("{\"a\":1,\"b\":2}")),
-            Outcome.success()));
+        c ->
+            applyOnce(
+                c,
+                new ClaimRequest(orders, key, RequestHash.ofJson("{\"a\":1,\"b\":2}")),
+                Outcome.success()));
 
     ClaimResult again =
         inTransaction(
@@ -81,7 +86,8 @@ class InboxIT {
     ClaimRequest changed =
         new ClaimRequest(orders, original.key(), RequestHash.ofJson("{\"sku\":\"A\",\"qty\":5}"));
 
-    ClaimResult result = inTransaction(c -> applyOnce(c, changed, Outcome.success("{\"orderId\":8}")));
+    ClaimResult result =
+        inTransaction(c -> applyOnce(c, changed, Outcome.success("{\"orderId\":8}")));
 
     assertThat(result).isInstanceOf(ClaimResult.Conflict.class);
     InboxEntry stored = ((ClaimResult.Conflict) result).original();
@@ -206,8 +212,14 @@ class InboxIT {
     for (Scope scope : List.of(batchScope, singleScope)) {
       inTransaction(
           c -> {
-            inbox.complete(c, (ClaimResult.New) inbox.claim(c, scope, completed, a), Outcome.success("{\"n\":1}"));
-            inbox.complete(c, (ClaimResult.New) inbox.claim(c, scope, rejected, a), Outcome.rejected("{\"n\":2}"));
+            inbox.complete(
+                c,
+                (ClaimResult.New) inbox.claim(c, scope, completed, a),
+                Outcome.success("{\"n\":1}"));
+            inbox.complete(
+                c,
+                (ClaimResult.New) inbox.claim(c, scope, rejected, a),
+                Outcome.rejected("{\"n\":2}"));
             return null;
           });
     }
@@ -236,7 +248,8 @@ class InboxIT {
         .containsExactly("Duplicate", "Conflict", "Duplicate", "New", "Duplicate", "Conflict")
         .isEqualTo(singleResults.stream().map(r -> r.getClass().getSimpleName()).toList());
     for (int i = 0; i < batchResults.size(); i++) {
-      assertThat(originalOutcome(batchResults.get(i))).isEqualTo(originalOutcome(singleResults.get(i)));
+      assertThat(originalOutcome(batchResults.get(i)))
+          .isEqualTo(originalOutcome(singleResults.get(i)));
     }
   }
 
@@ -255,7 +268,8 @@ class InboxIT {
       Future<List<ClaimResult>> two = pool.submit(() -> claimAfter(start, backward));
 
       long news =
-          java.util.stream.Stream.concat(one.get(30, TimeUnit.SECONDS).stream(), two.get(30, TimeUnit.SECONDS).stream())
+          java.util.stream.Stream.concat(
+                  one.get(30, TimeUnit.SECONDS).stream(), two.get(30, TimeUnit.SECONDS).stream())
               .filter(r -> r instanceof ClaimResult.New)
               .count();
       assertThat(news).isEqualTo(10);
@@ -295,7 +309,9 @@ class InboxIT {
   void claimsExpireAfterTheConfiguredRetentionPerOperation() throws SQLException {
     Inbox shortLived =
         Inbox.builder()
-            .retention("webhooks", new Retention(java.time.Duration.ofMinutes(5), java.time.Duration.ofHours(1)))
+            .retention(
+                "webhooks",
+                new Retention(java.time.Duration.ofMinutes(5), java.time.Duration.ofHours(1)))
             .build();
     ClaimRequest webhook = request(Scope.of("webhooks"), "{}");
     ClaimRequest order = request(orders, "{}");

@@ -54,7 +54,8 @@ class RequestHashTest {
 
   @Test
   void trailingContentAndEmptyPayloadsAreRefused() {
-    assertThatThrownBy(() -> RequestHash.ofJson("{} {}")).isInstanceOf(InvalidPayloadException.class);
+    assertThatThrownBy(() -> RequestHash.ofJson("{} {}"))
+        .isInstanceOf(InvalidPayloadException.class);
     assertThatThrownBy(() -> RequestHash.ofJson("")).isInstanceOf(InvalidPayloadException.class);
     assertThatThrownBy(() -> RequestHash.ofJson((String) null))
         .isInstanceOf(InvalidPayloadException.class);

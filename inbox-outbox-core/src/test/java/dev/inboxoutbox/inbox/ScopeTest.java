@@ -23,8 +23,7 @@ class ScopeTest {
         .hasMessageContaining("control character at index 4");
     assertThatThrownBy(() -> new Scope("", "\u0000", "order-consumer"))
         .hasMessageContaining("principal");
-    assertThatThrownBy(() -> new Scope("", "", "orders\n"))
-        .hasMessageContaining("operation");
+    assertThatThrownBy(() -> new Scope("", "", "orders\n")).hasMessageContaining("operation");
   }
 
   @Test

@@ -39,7 +39,9 @@ class OutboxEventTest {
   @Test
   void withersKeepEverythingElse() {
     OutboxEvent event =
-        OutboxEvent.of("order", "o-1", "OrderPlaced", "{}").withCorrelationId("c").withCausationId("k");
+        OutboxEvent.of("order", "o-1", "OrderPlaced", "{}")
+            .withCorrelationId("c")
+            .withCausationId("k");
     assertThat(event.correlationId()).contains("c");
     assertThat(event.causationId()).contains("k");
     assertThat(event.traceparent()).isEmpty();

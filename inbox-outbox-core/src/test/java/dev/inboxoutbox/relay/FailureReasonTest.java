@@ -27,7 +27,8 @@ class FailureReasonTest {
     Exception failure =
         new RuntimeException(
             new IllegalStateException(
-                "Could not execute heartbeat action query", new SocketException("Connection reset")));
+                "Could not execute heartbeat action query",
+                new SocketException("Connection reset")));
 
     assertThat(FailureReason.of(failure, ""))
         .isEqualTo(

@@ -51,12 +51,13 @@ class RelayIT {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
   private static final long MEGABYTE = 1024 * 1024;
   private static final String COMMIT_OFFSET = "\"messageType\":\"COMMIT\"";
+
   /**
-   * Longer than Debezium's 500 ms poll, so that a heartbeat falls due while the stream is quiet,
-   * at the last commit, rather than at the next change, which is often the relay's own heartbeat
-   * row.
+   * Longer than Debezium's 500 ms poll, so that a heartbeat falls due while the stream is quiet, at
+   * the last commit, rather than at the next change, which is often the relay's own heartbeat row.
    */
   private static final Duration HEARTBEAT_AT_COMMITS = Duration.ofSeconds(1);
+
   /** Debezium's default poll.interval.ms: how long a change can wait before the relay sees it. */
   private static final Duration ENGINE_POLL = Duration.ofMillis(500);
 
@@ -92,7 +93,8 @@ class RelayIT {
                 .withCorrelationId("corr-" + order)
                 .withCausationId("cause-" + sequence));
       }
-      events.add(OutboxEvent.of("payment", "p-1", "PaymentRequested", "{\"seq\":" + sequence + "}"));
+      events.add(
+          OutboxEvent.of("payment", "p-1", "PaymentRequested", "{\"seq\":" + sequence + "}"));
       events.forEach(e -> typeOfEvent.put(e.id().toString(), e.type()));
       inTransaction(c -> outbox.appendAll(c, events));
     }
@@ -184,7 +186,9 @@ class RelayIT {
         written.size(), records.size(), repeats, relay.status().restarts());
     assertThat(crashed).isTrue();
     assertThat(relay.status().restarts()).isGreaterThanOrEqualTo(1);
-    assertThat(repeats).as("the batch acknowledged before the crash is published again").isPositive();
+    assertThat(repeats)
+        .as("the batch acknowledged before the crash is published again")
+        .isPositive();
     assertThat(distinctIds(records)).isEqualTo(written);
   }
 
@@ -237,7 +241,8 @@ class RelayIT {
       statement.execute("GRANT SELECT, INSERT, DELETE ON iox_relay_offsets TO " + role);
       statement.execute("GRANT SELECT, INSERT, DELETE ON iox_relay_heartbeat TO " + role);
       try (ResultSet publication =
-          statement.executeQuery("SELECT count(*) FROM pg_publication WHERE pubname = 'iox_outbox'")) {
+          statement.executeQuery(
+              "SELECT count(*) FROM pg_publication WHERE pubname = 'iox_outbox'")) {
         publication.next();
         assertThat(publication.getInt(1)).as("migration created the publication").isEqualTo(1);
       }
@@ -316,12 +321,14 @@ class RelayIT {
       // Queued behind the long transaction, this lock is granted the moment it commits, before
       // the relay can stamp: the relay publishes `early` and then waits on its UPDATE.
       stamping.setAutoCommit(false);
-      Future<?> blocking = locker.submit(() -> {
-        try (Statement statement = stamping.createStatement()) {
-          statement.execute("LOCK TABLE outbox IN SHARE MODE");
-        }
-        return null;
-      });
+      Future<?> blocking =
+          locker.submit(
+              () -> {
+                try (Statement statement = stamping.createStatement()) {
+                  statement.execute("LOCK TABLE outbox IN SHARE MODE");
+                }
+                return null;
+              });
       awaitTrue(() -> lockRequestsWaiting() == 1, "the stamping lock queued");
       longTransaction.commit();
       blocking.get(30, TimeUnit.SECONDS);
@@ -537,7 +544,8 @@ class RelayIT {
     }
 
     long commitEndOf(long transaction) throws Exception {
-      awaitTrue(() -> readAvailable() && commitEndByTransaction.containsKey(transaction),
+      awaitTrue(
+          () -> readAvailable() && commitEndByTransaction.containsKey(transaction),
           "the commit of transaction " + transaction + " decoded");
       return commitEndByTransaction.get(transaction);
     }
@@ -635,9 +643,10 @@ class RelayIT {
   private int lockRequestsWaiting() {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(
-            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
-                + " WHERE c.relname = 'outbox' AND l.mode = 'ShareLock' AND NOT l.granted")) {
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                    + " WHERE c.relname = 'outbox' AND l.mode = 'ShareLock' AND NOT l.granted")) {
       row.next();
       return row.getInt(1);
     } catch (SQLException e) {
@@ -700,9 +709,12 @@ class RelayIT {
       checkpoint();
       Instant checkpointed = Instant.now();
       Await.until(
-          () -> retainedWal(settings) < 16 * MEGABYTE, "the slot's retained WAL below 16 MB", bound);
+          () -> retainedWal(settings) < 16 * MEGABYTE,
+          "the slot's retained WAL below 16 MB",
+          bound);
       System.out.println(
-          "retained WAL below 16 MB " + Duration.between(checkpointed, Instant.now()).toMillis()
+          "retained WAL below 16 MB "
+              + Duration.between(checkpointed, Instant.now()).toMillis()
               + " ms after the checkpoint");
     }
     assertThat(relay.status().publishedEvents()).as("heartbeats are no events").isEqualTo(1);
@@ -713,7 +725,8 @@ class RelayIT {
   void aFailedRunReportsWhatFailedAndTheRootCause() throws Exception {
     OutboxRelay relay =
         started(
-            relay(settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
+            relay(
+                settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
     Outbox outbox = Outbox.builder().build();
     OutboxEvent first = OutboxEvent.of("order", "o-1", "Stamped", "{}");
     inTransaction(c -> outbox.append(c, first));
@@ -747,7 +760,8 @@ class RelayIT {
   void aRunEndedByADatabaseCrashReportsTheEngineFailureNotItsShutdown() throws Exception {
     OutboxRelay relay =
         started(
-            relay(settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
+            relay(
+                settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
     Outbox outbox = Outbox.builder().build();
     OutboxEvent event = OutboxEvent.of("order", "o-1", "PublishedNotStamped", "{}");
     ExecutorService locker = Executors.newSingleThreadExecutor();
@@ -758,12 +772,14 @@ class RelayIT {
       writing.setAutoCommit(false);
       outbox.append(writing, event);
       stamping.setAutoCommit(false);
-      Future<?> blocking = locker.submit(() -> {
-        try (Statement statement = stamping.createStatement()) {
-          statement.execute("LOCK TABLE outbox IN SHARE MODE");
-        }
-        return null;
-      });
+      Future<?> blocking =
+          locker.submit(
+              () -> {
+                try (Statement statement = stamping.createStatement()) {
+                  statement.execute("LOCK TABLE outbox IN SHARE MODE");
+                }
+                return null;
+              });
       awaitTrue(() -> lockRequestsWaiting() == 1, "the stamping lock queued");
       writing.commit();
       blocking.get(30, TimeUnit.SECONDS);
@@ -883,7 +899,8 @@ class RelayIT {
       statement.execute(
           "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
               + " WHERE datname = current_database() AND application_name = '"
-              + relay.instanceName() + "'");
+              + relay.instanceName()
+              + "'");
       statement.execute(
           "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
               + " WHERE database = current_database() AND active");
@@ -894,7 +911,8 @@ class RelayIT {
     // The database owns the grants; it is dropped after this runs, so only try.
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
-      statement.execute("REVOKE ALL ON outbox, iox_relay_offsets, iox_relay_heartbeat FROM " + role);
+      statement.execute(
+          "REVOKE ALL ON outbox, iox_relay_offsets, iox_relay_heartbeat FROM " + role);
       statement.execute("REVOKE ALL ON SCHEMA public FROM " + role);
       statement.execute("DROP ROLE " + role);
     } catch (SQLException e) {
@@ -924,7 +942,8 @@ class RelayIT {
     }
   }
 
-  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
     Await.until(condition, what, PATIENCE);
   }
 }

@@ -451,7 +451,7 @@ class RetentionIT {
         };
     String body = kind.equals("NULL") ? "NULL" : "'{\"orderId\": 1}'::jsonb";
     return "INSERT INTO inbox (operation, idempotency_key, request_hash, status, outcome_kind,"
-               + " outcome_body, outcome_expires_at, expires_at) SELECT '"
+        + " outcome_body, outcome_expires_at, expires_at) SELECT '"
         + ORDERS.operation()
         + "', '"
         + prefix
@@ -474,7 +474,7 @@ class RetentionIT {
 
   private static String outboxRows(String prefix, int rows, String createdAt, String publishedAt) {
     return "INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, created_at,"
-               + " published_at) SELECT gen_random_uuid(), 'order', '"
+        + " published_at) SELECT gen_random_uuid(), 'order', '"
         + prefix
         + "' || g, 'OrderPlaced', '{}'::jsonb, "
         + createdAt

@@ -25,12 +25,11 @@ class InboxOutboxSchemaIT {
    * Replicas deployed together onto a new database all migrate it at once. Flyway decides whether
    * to baseline before it takes its lock: one replica saw no history table, then a schema made
    * non-empty by another replica's brand-new history table, and failed to baseline it ("as it
-   * already exists, and is empty"), in about one round of eight instances in five; hence 20
-   * rounds, each on a database of its own.
+   * already exists, and is empty"), in about one round of eight instances in five; hence 20 rounds,
+   * each on a database of its own.
    */
   @RepeatedTest(20)
-  void instancesMigratingANewDatabaseAtOnceAllSucceedAndApplyEachMigrationOnce()
-      throws Exception {
+  void instancesMigratingANewDatabaseAtOnceAllSucceedAndApplyEachMigrationOnce() throws Exception {
     try (Database database = DevStack.shared().postgres().createDatabase()) {
       CyclicBarrier start = new CyclicBarrier(INSTANCES);
       ExecutorService threads = Executors.newFixedThreadPool(INSTANCES);

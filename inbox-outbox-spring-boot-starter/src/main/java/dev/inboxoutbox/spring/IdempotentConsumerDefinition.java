@@ -40,11 +40,15 @@ public record IdempotentConsumerDefinition(
 
   public static IdempotentConsumerDefinition of(
       String operation, MessageHandler handler, String... topics) {
-    return new IdempotentConsumerDefinition(operation, List.of(topics), handler, UnaryOperator.identity());
+    return new IdempotentConsumerDefinition(
+        operation, List.of(topics), handler, UnaryOperator.identity());
   }
 
-  /** The same definition with settings adjusted beyond the properties, e.g. a payload key extractor. */
-  public IdempotentConsumerDefinition withSettings(UnaryOperator<ConsumerSettings.Builder> customizer) {
+  /**
+   * The same definition with settings adjusted beyond the properties, e.g. a payload key extractor.
+   */
+  public IdempotentConsumerDefinition withSettings(
+      UnaryOperator<ConsumerSettings.Builder> customizer) {
     return new IdempotentConsumerDefinition(operation, topics, handler, customizer);
   }
 }

@@ -53,9 +53,11 @@ public final class IdempotentConsumers implements SmartLifecycle {
       CrashInjector crashInjector) {
     for (IdempotentConsumerDefinition definition : definitions) {
       if (processorsByOperation.containsKey(definition.operation())) {
-        throw new IllegalStateException("two idempotent consumers share operation " + definition.operation());
+        throw new IllegalStateException(
+            "two idempotent consumers share operation " + definition.operation());
       }
-      ConsumerSettings settings = definition.customizer().apply(settingsFrom(defaults, definition.operation())).build();
+      ConsumerSettings settings =
+          definition.customizer().apply(settingsFrom(defaults, definition.operation())).build();
       BatchProcessor processor =
           BatchProcessor.builder()
               .transactions(transactions)
@@ -68,7 +70,14 @@ public final class IdempotentConsumers implements SmartLifecycle {
               .build();
       processorsByOperation.put(definition.operation(), processor);
       containers.add(
-          container(containerFactory, definition, settings, kafkaConsumerProperties, defaults, processor, crashInjector));
+          container(
+              containerFactory,
+              definition,
+              settings,
+              kafkaConsumerProperties,
+              defaults,
+              processor,
+              crashInjector));
     }
   }
 
@@ -80,7 +89,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
     return TransactionRunner.fromDataSource(dataSource);
   }
 
-  static ConsumerSettings.Builder settingsFrom(InboxOutboxProperties.Consumer defaults, String operation) {
+  static ConsumerSettings.Builder settingsFrom(
+      InboxOutboxProperties.Consumer defaults, String operation) {
     return ConsumerSettings.builder(operation)
         .keyExtractor(KeyExtractor.header(defaults.getKeyHeader()))
         .tenantHeader(blankToNull(defaults.getTenantHeader()))
@@ -119,13 +129,15 @@ public final class IdempotentConsumers implements SmartLifecycle {
     Properties consumer = new Properties();
     consumer.putAll(containerProperties.getKafkaConsumerProperties());
     consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-    consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    consumer.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     if (!kafkaConsumerProperties.containsKey(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)) {
       consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     }
     if (!kafkaConsumerProperties.containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
-      consumer.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, IdempotentConsumer.DEFAULT_ASSIGNOR);
+      consumer.put(
+          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, IdempotentConsumer.DEFAULT_ASSIGNOR);
     }
     containerProperties.setKafkaConsumerProperties(consumer);
     if (defaults.getConcurrency() != null) {
@@ -161,7 +173,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
   /** Counters per operation. */
   public Map<String, ConsumerStats> stats() {
     Map<String, ConsumerStats> stats = new LinkedHashMap<>();
-    processorsByOperation.forEach((operation, processor) -> stats.put(operation, processor.stats()));
+    processorsByOperation.forEach(
+        (operation, processor) -> stats.put(operation, processor.stats()));
     return Collections.unmodifiableMap(stats);
   }
 

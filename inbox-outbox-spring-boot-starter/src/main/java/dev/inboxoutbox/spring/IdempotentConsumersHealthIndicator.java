@@ -14,7 +14,8 @@ import org.springframework.boot.health.contributor.Health;
  * inbox-outbox.consumer.stuck-after}; DOWN once one is stuck: a partition whose batch has failed
  * for that long, or a dead letter Kafka refuses for good (no retry fixes it, so DOWN at once).
  * Details per operation: state ({@code OK}, {@code RETRYING}, {@code STUCK}) and, while failing,
- * since, seconds, consecutive failures, whether a retry can help, the last error and the partitions.
+ * since, seconds, consecutive failures, whether a retry can help, the last error and the
+ * partitions.
  */
 public final class IdempotentConsumersHealthIndicator extends AbstractHealthIndicator {
 
@@ -45,7 +46,8 @@ public final class IdempotentConsumersHealthIndicator extends AbstractHealthIndi
         details.put("consecutiveFailures", failing.consecutiveFailures());
         details.put("retriable", failing.retriable());
         details.put("lastError", failing.lastError());
-        details.put("partitions", failing.partitions().stream().map(Object::toString).sorted().toList());
+        details.put(
+            "partitions", failing.partitions().stream().map(Object::toString).sorted().toList());
       }
       builder.withDetail(consumer.getKey(), details);
     }

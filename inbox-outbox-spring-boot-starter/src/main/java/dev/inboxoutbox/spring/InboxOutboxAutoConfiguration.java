@@ -45,7 +45,11 @@ import org.springframework.transaction.PlatformTransactionManager;
  * inbox-outbox.relay.enabled}) and the retention schedule.
  */
 @AutoConfiguration(
-    after = {DataSourceAutoConfiguration.class, KafkaAutoConfiguration.class, TransactionAutoConfiguration.class})
+    after = {
+      DataSourceAutoConfiguration.class,
+      KafkaAutoConfiguration.class,
+      TransactionAutoConfiguration.class
+    })
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(InboxOutboxProperties.class)
 public class InboxOutboxAutoConfiguration {
@@ -92,7 +96,8 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnSingleCandidate(PlatformTransactionManager.class)
-  TransactionRunner inboxOutboxTransactionRunner(PlatformTransactionManager transactionManager, DataSource dataSource) {
+  TransactionRunner inboxOutboxTransactionRunner(
+      PlatformTransactionManager transactionManager, DataSource dataSource) {
     return new SpringTransactionRunner(transactionManager, dataSource);
   }
 
@@ -102,7 +107,8 @@ public class InboxOutboxAutoConfiguration {
       KafkaProperties kafka, KafkaConnectionDetails kafkaConnection) {
     Map<String, Object> producer = new HashMap<>(kafka.buildProducerProperties());
     producer.put(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", kafkaConnection.getProducer().getBootstrapServers()));
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        String.join(",", kafkaConnection.getProducer().getBootstrapServers()));
     return DeadLetters.newProducer(producer, "iox-dead-letters", Map.of());
   }
 
@@ -150,7 +156,8 @@ public class InboxOutboxAutoConfiguration {
             .jdbcUrl(firstSet(relay.getJdbcUrl(), database.getJdbcUrl()))
             .user(firstSet(relay.getUsername(), database.getUsername()))
             .password(firstSet(relay.getPassword(), database.getPassword()))
-            .kafkaBootstrapServers(String.join(",", kafkaConnection.getProducer().getBootstrapServers()))
+            .kafkaBootstrapServers(
+                String.join(",", kafkaConnection.getProducer().getBootstrapServers()))
             .slotName(relay.getSlotName())
             .publicationName(relay.getPublicationName())
             .topicReplacement(relay.getTopicReplacement())
@@ -159,11 +166,14 @@ public class InboxOutboxAutoConfiguration {
             .standbyPollInterval(relay.getStandbyPollInterval())
             .restartBackoff(relay.getRestartBackoffMin(), relay.getRestartBackoffMax())
             .markPublished(true);
-    kafka.buildProducerProperties().forEach((name, value) -> {
-      if (!name.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) && value != null) {
-        settings.producerProperty(name, String.valueOf(value));
-      }
-    });
+    kafka
+        .buildProducerProperties()
+        .forEach(
+            (name, value) -> {
+              if (!name.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) && value != null) {
+                settings.producerProperty(name, String.valueOf(value));
+              }
+            });
     if (properties.getChaos().getCrashPoints().isEmpty()) {
       return new OutboxRelay(settings.build());
     }
@@ -197,7 +207,10 @@ public class InboxOutboxAutoConfiguration {
   @ConditionalOnBooleanProperty(name = "inbox-outbox.retention.enabled", matchIfMissing = true)
   @ConditionalOnMissingBean
   RetentionScheduler retentionScheduler(
-      DataSource dataSource, InboxOutboxProperties properties, RetentionTotals totals, SchemaReady schema) {
+      DataSource dataSource,
+      InboxOutboxProperties properties,
+      RetentionTotals totals,
+      SchemaReady schema) {
     InboxOutboxProperties.Retention retention = properties.getRetention();
     RetentionPolicy policy =
         RetentionPolicy.defaults()
@@ -205,7 +218,8 @@ public class InboxOutboxAutoConfiguration {
             .withMaxBatchesPerRun(retention.getMaxBatchesPerRun())
             .withPauseBetweenBatches(retention.getPauseBetweenBatches())
             .withOutboxKeep(retention.getOutboxKeep());
-    return new RetentionScheduler(new RetentionCleaner(dataSource, policy), retention.getInterval(), totals);
+    return new RetentionScheduler(
+        new RetentionCleaner(dataSource, policy), retention.getInterval(), totals);
   }
 
   @Bean

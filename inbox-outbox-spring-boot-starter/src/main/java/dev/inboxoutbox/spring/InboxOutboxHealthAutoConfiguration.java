@@ -27,7 +27,8 @@ public class InboxOutboxHealthAutoConfiguration {
   @Bean
   @ConditionalOnBean(IdempotentConsumers.class)
   @ConditionalOnMissingBean(name = "idempotentConsumersHealthIndicator")
-  IdempotentConsumersHealthIndicator idempotentConsumersHealthIndicator(IdempotentConsumers consumers) {
+  IdempotentConsumersHealthIndicator idempotentConsumersHealthIndicator(
+      IdempotentConsumers consumers) {
     return new IdempotentConsumersHealthIndicator(consumers);
   }
 }

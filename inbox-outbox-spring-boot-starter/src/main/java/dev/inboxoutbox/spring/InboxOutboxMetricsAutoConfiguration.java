@@ -21,8 +21,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer meters for consumers, the relay and retention; registered wherever the application
- * has a MeterRegistry (Actuator, Prometheus, ...). All names start with {@code iox.}.
+ * Micrometer meters for consumers, the relay and retention; registered wherever the application has
+ * a MeterRegistry (Actuator, Prometheus, ...). All names start with {@code iox.}.
  */
 @AutoConfiguration(after = InboxOutboxAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
@@ -34,7 +34,10 @@ public class InboxOutboxMetricsAutoConfiguration {
       ObjectProvider<OutboxRelay> relay,
       ObjectProvider<RetentionTotals> retention) {
     return registry -> {
-      consumers.ifAvailable(all -> all.processors().forEach((operation, processor) -> bindConsumer(registry, operation, processor)));
+      consumers.ifAvailable(
+          all ->
+              all.processors()
+                  .forEach((operation, processor) -> bindConsumer(registry, operation, processor)));
       relay.ifAvailable(r -> bindRelay(registry, r));
       retention.ifAvailable(totals -> bindRetention(registry, totals));
     };
@@ -42,33 +45,138 @@ public class InboxOutboxMetricsAutoConfiguration {
 
   static void bindConsumer(MeterRegistry registry, String operation, BatchProcessor processor) {
     ConsumerStats stats = processor.stats();
-    counter(registry, "iox.consumer.records", "records whose processing finished", stats, s -> s.snapshot().records(), "operation", operation);
-    counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.snapshot().applied(), "operation", operation, "result", "new");
-    counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.snapshot().duplicates(), "operation", operation, "result", "duplicate");
-    counter(registry, "iox.consumer.claims", "keys claimed by result", stats, s -> s.deadLetters(DeadLetterReason.CONFLICT), "operation", operation, "result", "conflict");
-    counter(registry, "iox.consumer.rejections", "business rejections stored as outcomes", stats, s -> s.snapshot().rejections(), "operation", operation);
+    counter(
+        registry,
+        "iox.consumer.records",
+        "records whose processing finished",
+        stats,
+        s -> s.snapshot().records(),
+        "operation",
+        operation);
+    counter(
+        registry,
+        "iox.consumer.claims",
+        "keys claimed by result",
+        stats,
+        s -> s.snapshot().applied(),
+        "operation",
+        operation,
+        "result",
+        "new");
+    counter(
+        registry,
+        "iox.consumer.claims",
+        "keys claimed by result",
+        stats,
+        s -> s.snapshot().duplicates(),
+        "operation",
+        operation,
+        "result",
+        "duplicate");
+    counter(
+        registry,
+        "iox.consumer.claims",
+        "keys claimed by result",
+        stats,
+        s -> s.deadLetters(DeadLetterReason.CONFLICT),
+        "operation",
+        operation,
+        "result",
+        "conflict");
+    counter(
+        registry,
+        "iox.consumer.rejections",
+        "business rejections stored as outcomes",
+        stats,
+        s -> s.snapshot().rejections(),
+        "operation",
+        operation);
     for (DeadLetterReason reason : DeadLetterReason.values()) {
-      counter(registry, "iox.consumer.dead.letters", "records sent to the dead-letter topic", stats, s -> s.deadLetters(reason), "operation", operation, "reason", reason.name());
+      counter(
+          registry,
+          "iox.consumer.dead.letters",
+          "records sent to the dead-letter topic",
+          stats,
+          s -> s.deadLetters(reason),
+          "operation",
+          operation,
+          "reason",
+          reason.name());
     }
-    counter(registry, "iox.consumer.transient.failures", "batches retried because the database or Kafka failed in a way a retry may fix", stats, s -> s.snapshot().transientFailures(), "operation", operation);
-    counter(registry, "iox.consumer.dead.letter.failures", "dead-letter sends Kafka refused for good (retried, reported stuck)", stats, s -> s.snapshot().deadLetterFailures(), "operation", operation);
-    counter(registry, "iox.consumer.dead.letters.without.value", "dead letters sent without the value Kafka refused for its size", stats, s -> s.snapshot().deadLettersWithoutValue(), "operation", operation);
-    Gauge.builder("iox.consumer.stuck.seconds", stats, s -> s.failure().map(f -> f.duration(Instant.now()).toMillis() / 1000.0).orElse(0.0))
-        .description("how long the oldest failing partition has made no progress (0 = all progressing)")
+    counter(
+        registry,
+        "iox.consumer.transient.failures",
+        "batches retried because the database or Kafka failed in a way a retry may fix",
+        stats,
+        s -> s.snapshot().transientFailures(),
+        "operation",
+        operation);
+    counter(
+        registry,
+        "iox.consumer.dead.letter.failures",
+        "dead-letter sends Kafka refused for good (retried, reported stuck)",
+        stats,
+        s -> s.snapshot().deadLetterFailures(),
+        "operation",
+        operation);
+    counter(
+        registry,
+        "iox.consumer.dead.letters.without.value",
+        "dead letters sent without the value Kafka refused for its size",
+        stats,
+        s -> s.snapshot().deadLettersWithoutValue(),
+        "operation",
+        operation);
+    Gauge.builder(
+            "iox.consumer.stuck.seconds",
+            stats,
+            s -> s.failure().map(f -> f.duration(Instant.now()).toMillis() / 1000.0).orElse(0.0))
+        .description(
+            "how long the oldest failing partition has made no progress (0 = all progressing)")
         .tag("operation", operation)
         .register(registry);
-    Gauge.builder("iox.consumer.consecutive.failures", stats, s -> s.failure().map(ConsumerStats.Failure::consecutiveFailures).orElse(0L))
+    Gauge.builder(
+            "iox.consumer.consecutive.failures",
+            stats,
+            s -> s.failure().map(ConsumerStats.Failure::consecutiveFailures).orElse(0L))
         .description("failed attempts of the batch retried longest (0 = all progressing)")
         .tag("operation", operation)
         .register(registry);
     Gauge.builder("iox.consumer.stuck", processor, p -> p.stuck().isPresent() ? 1 : 0)
-        .description("1 while stuck: failing for stuck-after or longer, or a dead letter Kafka refuses for good")
+        .description(
+            "1 while stuck: failing for stuck-after or longer, or a dead letter Kafka refuses for good")
         .tag("operation", operation)
         .register(registry);
-    counter(registry, "iox.consumer.batch.fallbacks", "batches retried one record per transaction", stats, s -> s.snapshot().batchFallbacks(), "operation", operation);
-    counter(registry, "iox.consumer.events.emitted", "outbox events appended by handlers", stats, s -> s.snapshot().eventsEmitted(), "operation", operation);
-    counter(registry, "iox.consumer.transaction.suspensions", "times a handler suspended the batch transaction (REQUIRES_NEW, NOT_SUPPORTED); its writes meanwhile escaped it", stats, s -> s.snapshot().transactionSuspensions(), "operation", operation);
-    FunctionTimer.builder("iox.consumer.handler", stats, s -> s.snapshot().applied(), s -> s.snapshot().handlerNanos(), TimeUnit.NANOSECONDS)
+    counter(
+        registry,
+        "iox.consumer.batch.fallbacks",
+        "batches retried one record per transaction",
+        stats,
+        s -> s.snapshot().batchFallbacks(),
+        "operation",
+        operation);
+    counter(
+        registry,
+        "iox.consumer.events.emitted",
+        "outbox events appended by handlers",
+        stats,
+        s -> s.snapshot().eventsEmitted(),
+        "operation",
+        operation);
+    counter(
+        registry,
+        "iox.consumer.transaction.suspensions",
+        "times a handler suspended the batch transaction (REQUIRES_NEW, NOT_SUPPORTED); its writes meanwhile escaped it",
+        stats,
+        s -> s.snapshot().transactionSuspensions(),
+        "operation",
+        operation);
+    FunctionTimer.builder(
+            "iox.consumer.handler",
+            stats,
+            s -> s.snapshot().applied(),
+            s -> s.snapshot().handlerNanos(),
+            TimeUnit.NANOSECONDS)
         .description("time spent in handlers for new keys")
         .tags("operation", operation)
         .register(registry);
@@ -76,15 +184,28 @@ public class InboxOutboxMetricsAutoConfiguration {
 
   static void bindRelay(MeterRegistry registry, OutboxRelay relay) {
     CachedLag lag = new CachedLag(relay);
-    counter(registry, "iox.relay.published", "outbox events acknowledged by Kafka (repeats included)", relay, r -> r.status().publishedEvents());
-    counter(registry, "iox.relay.restarts", "relay runs that failed and were restarted", relay, r -> r.status().restarts());
+    counter(
+        registry,
+        "iox.relay.published",
+        "outbox events acknowledged by Kafka (repeats included)",
+        relay,
+        r -> r.status().publishedEvents());
+    counter(
+        registry,
+        "iox.relay.restarts",
+        "relay runs that failed and were restarted",
+        relay,
+        r -> r.status().restarts());
     for (RelayState state : RelayState.values()) {
       Gauge.builder("iox.relay.state", relay, r -> r.state() == state ? 1 : 0)
           .description("1 for the relay's current state")
           .tag("state", state.name())
           .register(registry);
     }
-    Gauge.builder("iox.relay.lag.seconds", lag, l -> l.get().oldestUnpublished().map(d -> d.toMillis() / 1000.0).orElse(0.0))
+    Gauge.builder(
+            "iox.relay.lag.seconds",
+            lag,
+            l -> l.get().oldestUnpublished().map(d -> d.toMillis() / 1000.0).orElse(0.0))
         .description("age of the oldest unpublished outbox row")
         .strongReference(true)
         .register(registry);
@@ -101,18 +222,46 @@ public class InboxOutboxMetricsAutoConfiguration {
 
   static void bindRetention(MeterRegistry registry, RetentionTotals totals) {
     counter(registry, "iox.retention.runs", "retention runs", totals, RetentionTotals::runs);
-    counter(registry, "iox.retention.outcomes.pruned", "outcome bodies pruned", totals, RetentionTotals::outcomesPruned);
-    counter(registry, "iox.retention.keys.deleted", "expired keys deleted", totals, RetentionTotals::keysDeleted);
-    counter(registry, "iox.retention.outbox.deleted", "published outbox rows deleted", totals, RetentionTotals::outboxRowsDeleted);
-    counter(registry, "iox.retention.seconds", "time spent in retention runs", totals, RetentionTotals::secondsSpent);
+    counter(
+        registry,
+        "iox.retention.outcomes.pruned",
+        "outcome bodies pruned",
+        totals,
+        RetentionTotals::outcomesPruned);
+    counter(
+        registry,
+        "iox.retention.keys.deleted",
+        "expired keys deleted",
+        totals,
+        RetentionTotals::keysDeleted);
+    counter(
+        registry,
+        "iox.retention.outbox.deleted",
+        "published outbox rows deleted",
+        totals,
+        RetentionTotals::outboxRowsDeleted);
+    counter(
+        registry,
+        "iox.retention.seconds",
+        "time spent in retention runs",
+        totals,
+        RetentionTotals::secondsSpent);
     Gauge.builder("iox.retention.overdue.seconds", totals, RetentionTotals::overdueSeconds)
         .description("how far past its expiry the oldest remaining key is (0 = keeping up)")
         .register(registry);
   }
 
   private static <T> void counter(
-      MeterRegistry registry, String name, String description, T source, ToDoubleFunction<T> count, String... tags) {
-    FunctionCounter.builder(name, source, count).description(description).tags(tags).register(registry);
+      MeterRegistry registry,
+      String name,
+      String description,
+      T source,
+      ToDoubleFunction<T> count,
+      String... tags) {
+    FunctionCounter.builder(name, source, count)
+        .description(description)
+        .tags(tags)
+        .register(registry);
   }
 
   /**

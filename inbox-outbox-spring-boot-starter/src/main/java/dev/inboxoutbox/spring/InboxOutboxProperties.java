@@ -28,7 +28,8 @@ public class InboxOutboxProperties {
   public static class Chaos {
     /**
      * Probability per crash point that the JVM halts there, e.g.
-     * inbox-outbox.chaos.crash-points.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT=0.002. Never in production.
+     * inbox-outbox.chaos.crash-points.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT=0.002. Never in
+     * production.
      */
     private Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints = new LinkedHashMap<>();
 
@@ -97,8 +98,10 @@ public class InboxOutboxProperties {
   public static class Inbox {
     /** How long a stored outcome body is replayed to duplicates. */
     private Duration outcomeTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_OUTCOME_TTL;
+
     /** How long a key is remembered; messages older than this are too old to apply. */
     private Duration keyTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_KEY_TTL;
+
     /** Overrides per operation, e.g. inbox-outbox.inbox.operations.payment-consumer.key-ttl=31d. */
     private Map<String, Ttl> operations = new LinkedHashMap<>();
 
@@ -131,6 +134,7 @@ public class InboxOutboxProperties {
   public static class Ttl {
     /** How long the outcome body is kept. */
     private Duration outcomeTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_OUTCOME_TTL;
+
     /** How long the key is kept. */
     private Duration keyTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_KEY_TTL;
 
@@ -169,30 +173,40 @@ public class InboxOutboxProperties {
   public static class Consumer {
     /** Header carrying the idempotency key. */
     private String keyHeader = dev.inboxoutbox.inbox.IdempotencyKey.HEADER;
+
     /** Header whose value scopes keys by tenant; empty = no tenant. */
     private String tenantHeader = "";
+
     /** Header whose value scopes keys by sender; empty = none. */
     private String principalHeader = "";
+
     /** Larger payloads are dead-lettered as OVERSIZE. */
     private int maxPayloadBytes = 1024 * 1024;
+
     /** What to do with a record older than its key TTL. */
     private TooOldPolicy tooOldPolicy = TooOldPolicy.DEAD_LETTER;
+
     /** Dead letters of topic t go to t + suffix. */
     private String deadLetterSuffix = ".DLT";
+
     /** First pause after a transient database failure (doubles). */
     private Duration retryBackoffMin = Duration.ofMillis(200);
+
     /** Largest pause after transient database failures. */
     private Duration retryBackoffMax = Duration.ofSeconds(10);
+
     /**
      * A partition whose batch keeps failing this long makes the consumer stuck (health DOWN); a
      * dead letter Kafka refuses for good makes it stuck at once.
      */
     private Duration stuckAfter = Duration.ofMinutes(1);
+
     /**
      * Listener threads per consumer definition (at most the partition count is useful); unset, the
      * container factory's ({@code spring.kafka.listener.concurrency}, 1 by default).
      */
     private Integer concurrency;
+
     /** Turns the inbox off: for the chaos negative control only, never in production. */
     private boolean dedupEnabled = true;
 
@@ -289,29 +303,40 @@ public class InboxOutboxProperties {
   public static class Relay {
     /** Run the relay in this application (one instance per database leads, the others stand by). */
     private boolean enabled = false;
+
     /** Database of the outbox; defaults to spring.datasource.url. */
     private String jdbcUrl;
+
     /** A role with REPLICATION; defaults to spring.datasource.username. */
     private String username;
+
     /** Defaults to spring.datasource.password. */
     private String password;
+
     /** Default iox_outbox_<database>. */
     private String slotName;
+
     /** Created by the schema migration. */
     private String publicationName = "iox_outbox";
+
     /** Topic per aggregate type; ${routedByValue} is the aggregate type. */
     private String topicReplacement = "outbox.event.${routedByValue}";
+
     /** How often acknowledged offsets are stored. */
     private Duration offsetFlushInterval = Duration.ofSeconds(1);
+
     /**
-     * How often the relay's heartbeat writes iox_relay_heartbeat; while the outbox is quiet the slot
-     * is confirmed past WAL written elsewhere within two intervals.
+     * How often the relay's heartbeat writes iox_relay_heartbeat; while the outbox is quiet the
+     * slot is confirmed past WAL written elsewhere within two intervals.
      */
     private Duration heartbeatInterval = Duration.ofSeconds(10);
+
     /** How often a standby tries to take leadership. */
     private Duration standbyPollInterval = Duration.ofMillis(500);
+
     /** First pause before restarting a failed run (doubles). */
     private Duration restartBackoffMin = Duration.ofMillis(500);
+
     /** Largest pause before restarting a failed run. */
     private Duration restartBackoffMax = Duration.ofSeconds(30);
 
@@ -414,16 +439,23 @@ public class InboxOutboxProperties {
 
   /** The periodic cleanup of expired keys, outcome bodies and published outbox rows. */
   public static class Retention {
-    /** Run the cleanup in this application (safe on several instances: batches skip locked rows). */
+    /**
+     * Run the cleanup in this application (safe on several instances: batches skip locked rows).
+     */
     private boolean enabled = true;
+
     /** Pause between two runs. */
     private Duration interval = Duration.ofMinutes(5);
+
     /** Rows per batch (each its own transaction). */
     private int batchSize = 1000;
+
     /** Bound on one run. */
     private int maxBatchesPerRun = 1000;
+
     /** Sleep between batches. */
     private Duration pauseBetweenBatches = Duration.ZERO;
+
     /** How long published outbox rows are kept. */
     private Duration outboxKeep = Duration.ofDays(7);
 

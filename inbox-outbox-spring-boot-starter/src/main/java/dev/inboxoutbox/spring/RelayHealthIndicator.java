@@ -32,7 +32,9 @@ public final class RelayHealthIndicator extends AbstractHealthIndicator {
         .withDetail("since", status.since().toString())
         .withDetail("publishedEvents", status.publishedEvents())
         .withDetail("restarts", status.restarts());
-    status.lastPublished().ifPresent(event -> builder.withDetail("lastPublishedEventId", event.eventId()));
+    status
+        .lastPublished()
+        .ifPresent(event -> builder.withDetail("lastPublishedEventId", event.eventId()));
     status.lastError().ifPresent(error -> builder.withDetail("lastError", error));
   }
 }

@@ -9,9 +9,9 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Starts the relay before the web server and the consumers and closes it after them (offsets
- * stored, leadership released). Start-up waits, bounded, until the replication slot exists (created by this instance
- * or by the leader): only outbox rows written after that are relayed, so consumers must not write
- * any before.
+ * stored, leadership released). Start-up waits, bounded, until the replication slot exists (created
+ * by this instance or by the leader): only outbox rows written after that are relayed, so consumers
+ * must not write any before.
  */
 final class RelayLifecycle implements SmartLifecycle {
 
@@ -32,8 +32,11 @@ final class RelayLifecycle implements SmartLifecycle {
     Instant deadline = Instant.now().plus(SLOT_WAIT);
     while (!slotExists()) {
       if (Instant.now().isAfter(deadline)) {
-        log.warn("the relay's replication slot does not exist after {} (relay {}); outbox rows written"
-            + " before it exists are not relayed", SLOT_WAIT, relay.status());
+        log.warn(
+            "the relay's replication slot does not exist after {} (relay {}); outbox rows written"
+                + " before it exists are not relayed",
+            SLOT_WAIT,
+            relay.status());
         return;
       }
       try {

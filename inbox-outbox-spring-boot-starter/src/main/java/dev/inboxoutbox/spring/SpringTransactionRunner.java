@@ -12,23 +12,26 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Runs each consumer batch in a transaction of the application's {@link
- * PlatformTransactionManager} (propagation REQUIRED) and hands over the connection bound to it, so
- * the claim, the handler's {@code JdbcTemplate}, {@code JdbcClient}, Spring Data JDBC and
- * {@code @Transactional} (REQUIRED, SUPPORTS, MANDATORY, NESTED) writes, the outbox events and the
- * outcomes commit or roll back together.
+ * Runs each consumer batch in a transaction of the application's {@link PlatformTransactionManager}
+ * (propagation REQUIRED) and hands over the connection bound to it, so the claim, the handler's
+ * {@code JdbcTemplate}, {@code JdbcClient}, Spring Data JDBC and {@code @Transactional} (REQUIRED,
+ * SUPPORTS, MANDATORY, NESTED) writes, the outbox events and the outcomes commit or roll back
+ * together.
  *
- * <p>The transaction manager must manage {@code dataSource} (a {@code DataSourceTransactionManager},
- * or a {@code JpaTransactionManager} whose dialect exposes the JDBC connection); otherwise no
- * connection is bound to the transaction and the batch fails instead of writing outside it.
+ * <p>The transaction manager must manage {@code dataSource} (a {@code
+ * DataSourceTransactionManager}, or a {@code JpaTransactionManager} whose dialect exposes the JDBC
+ * connection); otherwise no connection is bound to the transaction and the batch fails instead of
+ * writing outside it.
  */
 public final class SpringTransactionRunner implements TransactionRunner {
 
   private final TransactionTemplate template;
   private final DataSource dataSource;
 
-  public SpringTransactionRunner(PlatformTransactionManager transactionManager, DataSource dataSource) {
-    this.template = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
+  public SpringTransactionRunner(
+      PlatformTransactionManager transactionManager, DataSource dataSource) {
+    this.template =
+        new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
     template.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
     template.setName("inbox-outbox batch");
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");

@@ -54,9 +54,9 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.config.ContainerCustomizer;
-import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.support.KafkaHeaders;
 
 class InboxOutboxStarterIT {
 
@@ -85,8 +85,10 @@ class InboxOutboxStarterIT {
 
     /** Marks every container the application's factory creates. */
     @Bean
-    ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> marksContainers() {
-      return container -> container.getContainerProperties().setClientId("customized-by-the-application");
+    ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>>
+        marksContainers() {
+      return container ->
+          container.getContainerProperties().setClientId("customized-by-the-application");
     }
   }
 
@@ -126,11 +128,16 @@ class InboxOutboxStarterIT {
 
   @Test
   void listenerContainersComeFromTheApplicationsFactoryWithTheGuaranteeSettingsOnTop() {
-    List<ConcurrentMessageListenerContainer<?, ?>> containers = context.getBean(IdempotentConsumers.class).containers();
+    List<ConcurrentMessageListenerContainer<?, ?>> containers =
+        context.getBean(IdempotentConsumers.class).containers();
     assertThat(containers).hasSize(1);
     ContainerProperties properties = containers.get(0).getContainerProperties();
-    assertThat(properties.getPollTimeout()).as("spring.kafka.listener.poll-timeout").isEqualTo(1234);
-    assertThat(properties.getClientId()).as("the application's container customizer").isEqualTo("customized-by-the-application");
+    assertThat(properties.getPollTimeout())
+        .as("spring.kafka.listener.poll-timeout")
+        .isEqualTo(1234);
+    assertThat(properties.getClientId())
+        .as("the application's container customizer")
+        .isEqualTo("customized-by-the-application");
     assertThat(properties.getGroupId()).isEqualTo("starter-orders");
     assertThat(properties.getAckMode()).isEqualTo(ContainerProperties.AckMode.BATCH);
     assertThat(properties.getKafkaConsumerProperties())
@@ -142,7 +149,12 @@ class InboxOutboxStarterIT {
   void propertiesWireTheConsumerRelayRetentionMetricsAndHealth() throws Exception {
     OutboxRelay relay = context.getBean(OutboxRelay.class);
     awaitTrue(() -> relay.state() == RelayState.RUNNING, "relay running");
-    awaitTrue(() -> count("SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active") == 1, "slot active");
+    awaitTrue(
+        () ->
+            count(
+                    "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
+                == 1,
+        "slot active");
 
     try (KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
@@ -154,33 +166,60 @@ class InboxOutboxStarterIT {
       }
       producer.send(record("o-1", "k-1", "{\"n\":1}")); // a redelivery
       producer.send(record("o-2", "k-2", "{\"n\":1}")); // same key, other payload
-      producer.send(record("o-3", "k-bad", "{\"n\":"));  // malformed
+      producer.send(record("o-3", "k-bad", "{\"n\":")); // malformed
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
-    awaitTrue(() -> consumers.stats().get("starter-orders").snapshot().records() >= 9, "records consumed");
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+    awaitTrue(
+        () -> consumers.stats().get("starter-orders").snapshot().records() >= 9,
+        "records consumed");
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
       ConsumerGroupDescription group =
           admin.describeConsumerGroups(List.of("starter-orders")).all().get().get("starter-orders");
-      assertThat(group.partitionAssignor()).as("the framework's default assignor").isEqualTo("cooperative-sticky");
+      assertThat(group.partitionAssignor())
+          .as("the framework's default assignor")
+          .isEqualTo("cooperative-sticky");
     }
-    awaitTrue(() -> relay.lag().unpublishedRows() == 0 && relay.status().publishedEvents() >= 6, "events relayed");
+    awaitTrue(
+        () -> relay.lag().unpublishedRows() == 0 && relay.status().publishedEvents() >= 6,
+        "events relayed");
     RetentionTotals retention = context.getBean(RetentionTotals.class);
     awaitTrue(() -> retention.runs() >= 2, "retention runs on its schedule");
 
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(6);
-    assertThat(count("SELECT count(*) FROM iox_schema_history WHERE success")).isGreaterThanOrEqualTo(2);
+    assertThat(count("SELECT count(*) FROM iox_schema_history WHERE success"))
+        .isGreaterThanOrEqualTo(2);
 
     MeterRegistry meters = context.getBean(MeterRegistry.class);
-    assertThat(meters.get("iox.consumer.claims").tag("operation", "starter-orders").tag("result", "new").functionCounter().count()).isEqualTo(6);
-    assertThat(meters.get("iox.consumer.claims").tag("result", "duplicate").functionCounter().count()).isEqualTo(1);
-    assertThat(meters.get("iox.consumer.claims").tag("result", "conflict").functionCounter().count()).isEqualTo(1);
-    assertThat(meters.get("iox.consumer.dead.letters").tag("reason", "MALFORMED_PAYLOAD").functionCounter().count()).isEqualTo(1);
+    assertThat(
+            meters
+                .get("iox.consumer.claims")
+                .tag("operation", "starter-orders")
+                .tag("result", "new")
+                .functionCounter()
+                .count())
+        .isEqualTo(6);
+    assertThat(
+            meters.get("iox.consumer.claims").tag("result", "duplicate").functionCounter().count())
+        .isEqualTo(1);
+    assertThat(
+            meters.get("iox.consumer.claims").tag("result", "conflict").functionCounter().count())
+        .isEqualTo(1);
+    assertThat(
+            meters
+                .get("iox.consumer.dead.letters")
+                .tag("reason", "MALFORMED_PAYLOAD")
+                .functionCounter()
+                .count())
+        .isEqualTo(1);
     assertThat(meters.get("iox.consumer.handler").functionTimer().count()).isEqualTo(6);
-    assertThat(meters.get("iox.relay.published").functionCounter().count()).isGreaterThanOrEqualTo(6);
+    assertThat(meters.get("iox.relay.published").functionCounter().count())
+        .isGreaterThanOrEqualTo(6);
     assertThat(meters.get("iox.relay.state").tag("state", "RUNNING").gauge().value()).isEqualTo(1);
     assertThat(meters.get("iox.relay.unpublished.rows").gauge().value()).isZero();
-    assertThat(meters.get("iox.retention.runs").functionCounter().count()).isGreaterThanOrEqualTo(2);
+    assertThat(meters.get("iox.retention.runs").functionCounter().count())
+        .isGreaterThanOrEqualTo(2);
 
     RelayHealthIndicator health = context.getBean(RelayHealthIndicator.class);
     assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
@@ -195,7 +234,8 @@ class InboxOutboxStarterIT {
   void aValueTooLargeForTheDeadLetterProducerIsLeftOutAndTheListenerMovesOn() throws Exception {
     // Compressed, 2 MiB passes the broker; uncompressed it is over the dead-letter producer's
     // default max.request.size of 1 MiB.
-    byte[] twoMiB = ("{\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
+    byte[] twoMiB =
+        ("{\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
     RecordMetadata bigAt;
     try (KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
@@ -212,39 +252,62 @@ class InboxOutboxStarterIT {
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
-    awaitTrue(() -> consumers.stats().get("starter-orders").snapshot().records() >= 2, "both records done");
+    awaitTrue(
+        () -> consumers.stats().get("starter-orders").snapshot().records() >= 2,
+        "both records done");
     ConsumerRecord<String, byte[]> dead = firstRecordOf(topic + ".DLT");
     assertThat(dead.key()).isEqualTo("o-1");
     assertThat(dead.value()).isNull();
     assertThat(header(dead, DeadLetters.REASON)).isEqualTo("OVERSIZE");
-    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES)).isEqualTo(String.valueOf(twoMiB.length));
+    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES))
+        .isEqualTo(String.valueOf(twoMiB.length));
     assertThat(header(dead, "Idempotency-Key")).isEqualTo("k-big");
     // What spring-kafka's DeadLetterPublishingRecoverer writes, with its types, for its tooling.
     assertThat(header(dead, KafkaHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(topic);
-    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_PARTITION)).getInt()).isEqualTo(bigAt.partition());
-    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong()).isEqualTo(bigAt.offset());
-    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP)).getLong()).isEqualTo(bigAt.timestamp());
+    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_PARTITION)).getInt())
+        .isEqualTo(bigAt.partition());
+    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong())
+        .isEqualTo(bigAt.offset());
+    assertThat(ByteBuffer.wrap(bytes(dead, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP)).getLong())
+        .isEqualTo(bigAt.timestamp());
     assertThat(header(dead, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE)).isEqualTo("CreateTime");
     assertThat(header(dead, KafkaHeaders.DLT_ORIGINAL_CONSUMER_GROUP)).isEqualTo("starter-orders");
-    assertThat(header(dead, KafkaHeaders.DLT_EXCEPTION_FQCN)).isEqualTo(DeadLetterReason.class.getName());
+    assertThat(header(dead, KafkaHeaders.DLT_EXCEPTION_FQCN))
+        .isEqualTo(DeadLetterReason.class.getName());
     assertThat(header(dead, KafkaHeaders.DLT_EXCEPTION_MESSAGE)).startsWith("OVERSIZE: ");
     assertThat(count("SELECT count(*) FROM orders WHERE key = 'k-after'")).isEqualTo(1);
 
     MeterRegistry meters = context.getBean(MeterRegistry.class);
-    assertThat(meters.get("iox.consumer.dead.letters.without.value").tag("operation", "starter-orders").functionCounter().count()).isEqualTo(1);
-    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value()).isZero();
-    IdempotentConsumersHealthIndicator health = context.getBean(IdempotentConsumersHealthIndicator.class);
+    assertThat(
+            meters
+                .get("iox.consumer.dead.letters.without.value")
+                .tag("operation", "starter-orders")
+                .functionCounter()
+                .count())
+        .isEqualTo(1);
+    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value())
+        .isZero();
+    IdempotentConsumersHealthIndicator health =
+        context.getBean(IdempotentConsumersHealthIndicator.class);
     assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
-    assertThat(health.health(true).getDetails()).containsEntry("starter-orders", Map.of("state", "OK"));
+    assertThat(health.health(true).getDetails())
+        .containsEntry("starter-orders", Map.of("state", "OK"));
   }
 
   @Test
-  void aDeadLetterKafkaRefusesForGoodShowsTheConsumerStuckInHealthAndMetricsUntilItIsFixed() throws Exception {
+  void aDeadLetterKafkaRefusesForGoodShowsTheConsumerStuckInHealthAndMetricsUntilItIsFixed()
+      throws Exception {
     String deadLetterTopic = topic + ".DLT";
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
       // Smaller than the headers of any dead letter.
-      admin.createTopics(List.of(new NewTopic(deadLetterTopic, 1, (short) 1).configs(Map.of("max.message.bytes", "100"))))
-          .all().get(30, TimeUnit.SECONDS);
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(deadLetterTopic, 1, (short) 1)
+                      .configs(Map.of("max.message.bytes", "100"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
     }
     try (KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
@@ -254,28 +317,62 @@ class InboxOutboxStarterIT {
       producer.send(record("o-1", "k-bad", "{\"n\":")).get();
     }
 
-    IdempotentConsumersHealthIndicator health = context.getBean(IdempotentConsumersHealthIndicator.class);
+    IdempotentConsumersHealthIndicator health =
+        context.getBean(IdempotentConsumersHealthIndicator.class);
     awaitTrue(() -> health.health(true).getStatus().equals(Status.DOWN), "health DOWN");
     @SuppressWarnings("unchecked")
-    Map<String, Object> details = (Map<String, Object>) health.health(true).getDetails().get("starter-orders");
-    assertThat(details).containsEntry("state", "STUCK").containsEntry("retriable", false).containsKey("since");
+    Map<String, Object> details =
+        (Map<String, Object>) health.health(true).getDetails().get("starter-orders");
+    assertThat(details)
+        .containsEntry("state", "STUCK")
+        .containsEntry("retriable", false)
+        .containsKey("since");
     assertThat((String) details.get("lastError")).contains("RecordTooLargeException");
     MeterRegistry meters = context.getBean(MeterRegistry.class);
-    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value()).isEqualTo(1);
-    assertThat(meters.get("iox.consumer.consecutive.failures").tag("operation", "starter-orders").gauge().value()).isGreaterThanOrEqualTo(1);
-    assertThat(meters.get("iox.consumer.dead.letter.failures").tag("operation", "starter-orders").functionCounter().count()).isGreaterThanOrEqualTo(1);
-    assertThat(meters.get("iox.consumer.stuck.seconds").tag("operation", "starter-orders").gauge().value()).isGreaterThanOrEqualTo(0);
+    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value())
+        .isEqualTo(1);
+    assertThat(
+            meters
+                .get("iox.consumer.consecutive.failures")
+                .tag("operation", "starter-orders")
+                .gauge()
+                .value())
+        .isGreaterThanOrEqualTo(1);
+    assertThat(
+            meters
+                .get("iox.consumer.dead.letter.failures")
+                .tag("operation", "starter-orders")
+                .functionCounter()
+                .count())
+        .isGreaterThanOrEqualTo(1);
+    assertThat(
+            meters
+                .get("iox.consumer.stuck.seconds")
+                .tag("operation", "starter-orders")
+                .gauge()
+                .value())
+        .isGreaterThanOrEqualTo(0);
 
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      admin.incrementalAlterConfigs(
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
+      admin
+          .incrementalAlterConfigs(
               Map.of(
                   new ConfigResource(ConfigResource.Type.TOPIC, deadLetterTopic),
-                  List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "1048588"), AlterConfigOp.OpType.SET))))
-          .all().get(30, TimeUnit.SECONDS);
+                  List.of(
+                      new AlterConfigOp(
+                          new ConfigEntry("max.message.bytes", "1048588"),
+                          AlterConfigOp.OpType.SET))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
     }
-    awaitTrue(() -> health.health(true).getStatus().equals(Status.UP), "health UP once the topic takes the dead letter");
-    assertThat(header(firstRecordOf(deadLetterTopic), DeadLetters.REASON)).isEqualTo("MALFORMED_PAYLOAD");
-    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value()).isZero();
+    awaitTrue(
+        () -> health.health(true).getStatus().equals(Status.UP),
+        "health UP once the topic takes the dead letter");
+    assertThat(header(firstRecordOf(deadLetterTopic), DeadLetters.REASON))
+        .isEqualTo("MALFORMED_PAYLOAD");
+    assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value())
+        .isZero();
   }
 
   @Test
@@ -301,21 +398,27 @@ class InboxOutboxStarterIT {
     return record;
   }
 
-  private ConsumerRecord<String, byte[]> firstRecordOf(String topicName) throws InterruptedException {
+  private ConsumerRecord<String, byte[]> firstRecordOf(String topicName)
+      throws InterruptedException {
     List<ConsumerRecord<String, byte[]>> seen = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> reader =
         new KafkaConsumer<>(
             Map.of(
-                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
-                "group.id", "reader-" + UUID.randomUUID(),
-                "auto.offset.reset", "earliest"),
+                "bootstrap.servers",
+                DevStack.shared().kafka().bootstrapServers(),
+                "group.id",
+                "reader-" + UUID.randomUUID(),
+                "auto.offset.reset",
+                "earliest"),
             new StringDeserializer(),
             new ByteArrayDeserializer())) {
       reader.subscribe(List.of(topicName));
-      awaitTrue(() -> {
-        reader.poll(Duration.ofMillis(200)).forEach(seen::add);
-        return !seen.isEmpty();
-      }, "a record on " + topicName);
+      awaitTrue(
+          () -> {
+            reader.poll(Duration.ofMillis(200)).forEach(seen::add);
+            return !seen.isEmpty();
+          },
+          "a record on " + topicName);
     }
     return seen.get(0);
   }
@@ -342,7 +445,8 @@ class InboxOutboxStarterIT {
     }
   }
 
-  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
     while (!condition.getAsBoolean()) {
       if (Instant.now().isAfter(deadline)) {

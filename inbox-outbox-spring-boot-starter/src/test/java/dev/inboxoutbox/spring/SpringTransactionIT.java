@@ -58,6 +58,7 @@ class SpringTransactionIT {
   private static final Duration PATIENCE = Duration.ofSeconds(120);
   private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
   private static final AtomicBoolean CRASH_AFTER_COMMIT = new AtomicBoolean();
+
   /** Per key: whether the handler's JdbcClient saw the claim the batch made (same transaction). */
   private static final Map<String, Boolean> CLAIM_SEEN_BY_JDBC_CLIENT = new ConcurrentHashMap<>();
 
@@ -119,7 +120,8 @@ class SpringTransactionIT {
     @Bean
     CrashInjector crashOnceAfterCommitWhenArmed() {
       return point -> {
-        if (point == CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT && CRASH_AFTER_COMMIT.compareAndSet(true, false)) {
+        if (point == CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT
+            && CRASH_AFTER_COMMIT.compareAndSet(true, false)) {
           throw new IllegalStateException("injected crash after the database commit");
         }
       };
@@ -161,7 +163,9 @@ class SpringTransactionIT {
       return IdempotentConsumerDefinition.of(
           "tx-crash",
           (message, context) -> {
-            jdbc.sql("INSERT INTO shipment (idempotency_key) VALUES (?)").param(message.idempotencyKey().value()).update();
+            jdbc.sql("INSERT INTO shipment (idempotency_key) VALUES (?)")
+                .param(message.idempotencyKey().value())
+                .update();
             return Outcome.success();
           },
           topic("crash"));
@@ -228,8 +232,10 @@ class SpringTransactionIT {
     database = DevStack.shared().postgres().createDatabase();
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE shipment (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
-      statement.execute("CREATE TABLE audit (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
+      statement.execute(
+          "CREATE TABLE shipment (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
+      statement.execute(
+          "CREATE TABLE audit (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
     }
     context =
         new SpringApplicationBuilder(App.class)
@@ -261,9 +267,12 @@ class SpringTransactionIT {
     assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "jc-fail"))
         .as("the failed handler's JdbcClient row")
         .isZero();
-    assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "jc-ok")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "jc-ok"))
+        .isEqualTo(1);
     assertThat(claims("tx-jdbc-client", "jc-fail")).as("the failed record's claim").isZero();
-    assertThat(CLAIM_SEEN_BY_JDBC_CLIENT).as("JdbcClient runs in the claim's transaction").containsEntry("jc-ok", true);
+    assertThat(CLAIM_SEEN_BY_JDBC_CLIENT)
+        .as("JdbcClient runs in the claim's transaction")
+        .containsEntry("jc-ok", true);
   }
 
   @Test
@@ -273,7 +282,8 @@ class SpringTransactionIT {
 
     awaitDeadLetter("tx-repository");
 
-    assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "repo-ok")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "repo-ok"))
+        .isEqualTo(1);
     assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "repo-fail"))
         .as("the failed handler's repository row")
         .isZero();
@@ -291,7 +301,8 @@ class SpringTransactionIT {
         .until(() -> !CRASH_AFTER_COMMIT.get() && stats.snapshot().duplicates() >= 1);
 
     assertThat(stats.snapshot().applied()).isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "crash-1")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "crash-1"))
+        .isEqualTo(1);
     assertThat(claims("tx-crash", "crash-1")).isEqualTo(1);
   }
 
@@ -314,17 +325,25 @@ class SpringTransactionIT {
     assertThat(claims("tx-requires-new", "new-fail")).isZero();
     assertThat(stats("tx-requires-new").snapshot().transactionSuspensions()).isEqualTo(escaped);
     MeterRegistry meters = context.getBean(MeterRegistry.class);
-    assertThat(meters.get("iox.consumer.transaction.suspensions").tag("operation", "tx-requires-new").functionCounter().count())
+    assertThat(
+            meters
+                .get("iox.consumer.transaction.suspensions")
+                .tag("operation", "tx-requires-new")
+                .functionCounter()
+                .count())
         .isEqualTo(escaped);
     assertThat(warnings.list)
-        .filteredOn(event -> event.getFormattedMessage().startsWith("tx-requires-new: the handler suspended"))
+        .filteredOn(
+            event ->
+                event.getFormattedMessage().startsWith("tx-requires-new: the handler suspended"))
         .hasSize(escaped)
-        .allSatisfy(event -> {
-          assertThat(event.getLevel()).isEqualTo(Level.WARN);
-          assertThat(event.getFormattedMessage())
-              .contains("(key new-fail)")
-              .contains("outside the exactly-once guarantee");
-        });
+        .allSatisfy(
+            event -> {
+              assertThat(event.getLevel()).isEqualTo(Level.WARN);
+              assertThat(event.getFormattedMessage())
+                  .contains("(key new-fail)")
+                  .contains("outside the exactly-once guarantee");
+            });
   }
 
   @Test
@@ -347,7 +366,8 @@ class SpringTransactionIT {
 
     awaitDeadLetter("tx-joining");
 
-    assertThat(count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "joined-fail")).isZero();
+    assertThat(count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "joined-fail"))
+        .isZero();
     assertThat(count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "joined-ok"))
         .as("one MANDATORY and one SUPPORTS row, committed once with the claim")
         .isEqualTo(2);
@@ -369,7 +389,10 @@ class SpringTransactionIT {
     ConsumerStats stats = stats(operation);
     await(operation + " dead-letters the failing record")
         .atMost(PATIENCE)
-        .until(() -> stats.deadLetters(DeadLetterReason.HANDLER_ERROR) == 1 && stats.snapshot().records() >= 1);
+        .until(
+            () ->
+                stats.deadLetters(DeadLetterReason.HANDLER_ERROR) == 1
+                    && stats.snapshot().records() >= 1);
     assertThat(stats.snapshot().deadLettered()).isEqualTo(1);
   }
 
@@ -395,10 +418,15 @@ class SpringTransactionIT {
   }
 
   private static int claims(String operation, String key) {
-    return count("SELECT count(*) FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
+    return count(
+        "SELECT count(*) FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
   }
 
   private static int count(String sql, Object... params) {
-    return JdbcClient.create(context.getBean(DataSource.class)).sql(sql).params(params).query(Integer.class).single();
+    return JdbcClient.create(context.getBean(DataSource.class))
+        .sql(sql)
+        .params(params)
+        .query(Integer.class)
+        .single();
   }
 }

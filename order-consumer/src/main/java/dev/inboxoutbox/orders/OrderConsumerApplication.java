@@ -17,6 +17,7 @@ public class OrderConsumerApplication {
 
   /** Topic of order commands. */
   public static final String COMMANDS_TOPIC = "orders.commands";
+
   /** Inbox scope shared by the Kafka commands and the HTTP endpoint: one key, one order. */
   public static final String COMMANDS_OPERATION = "order-commands";
 

@@ -60,7 +60,9 @@ class OrderController {
       String placed = orders.place(key.value(), command, events::add);
       outbox.appendAll(
           transaction,
-          events.stream().map(e -> e.withCausationId(key.value()).withCorrelationId(key.value())).toList());
+          events.stream()
+              .map(e -> e.withCausationId(key.value()).withCorrelationId(key.value()))
+              .toList());
       return ResponseEntity.created(URI.create("/orders/" + orderId(placed)))
           .contentType(MediaType.APPLICATION_JSON)
           .body(placed);
@@ -75,17 +77,21 @@ class OrderController {
 
   @GetMapping(path = "/orders/{orderId}", produces = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<?> get(@PathVariable String orderId) {
-    return orders.describe(orderId)
+    return orders
+        .describe(orderId)
         .<ResponseEntity<?>>map(ResponseEntity::ok)
         .orElseGet(
             () ->
-                ResponseEntity.of(ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, "no order " + orderId))
+                ResponseEntity.of(
+                        ProblemDetail.forStatusAndDetail(
+                            HttpStatus.NOT_FOUND, "no order " + orderId))
                     .build());
   }
 
   @ExceptionHandler(PoisonMessageException.class)
   ProblemDetail invalidOrder(PoisonMessageException malformed) {
-    ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, malformed.getMessage());
+    ProblemDetail problem =
+        ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, malformed.getMessage());
     problem.setType(URI.create(INVALID_ORDER));
     problem.setTitle("Invalid order");
     return problem;

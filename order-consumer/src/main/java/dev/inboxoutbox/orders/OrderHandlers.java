@@ -23,7 +23,9 @@ final class OrderHandlers {
     try {
       switch (type) {
         case "PlaceOrder":
-          return Outcome.success(orders.place(message.idempotencyKey().value(), message.payload(), context::emit)).withCode(201);
+          return Outcome.success(
+                  orders.place(message.idempotencyKey().value(), message.payload(), context::emit))
+              .withCode(201);
         case "CancelOrder":
           return Outcome.success(orders.cancel(message.payload(), context::emit)).withCode(200);
         default:

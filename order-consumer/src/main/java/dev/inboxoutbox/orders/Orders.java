@@ -14,8 +14,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The order state machine: placed -> paid | payment failed, placed -> cancelled. Each method either
- * changes state and emits events, or throws {@link OrderRejected} having changed nothing; the caller
- * stores either as the command's outcome.
+ * changes state and emits events, or throws {@link OrderRejected} having changed nothing; the
+ * caller stores either as the command's outcome.
  *
  * <p>Runs in the caller's Spring transaction (the consumer batch's, or the endpoint's), whose
  * connection {@link JdbcClient} takes: the state change, the events and the inbox claim commit or
@@ -23,44 +23,53 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class Orders {
 
-  private static final String LOCK_STOCK = """
+  private static final String LOCK_STOCK =
+      """
       SELECT available FROM stock WHERE sku = :sku FOR UPDATE
       """;
 
-  private static final String INSERT_ORDER = """
+  private static final String INSERT_ORDER =
+      """
       INSERT INTO orders (order_id, placed_by, customer_id, status, total_cents)
       VALUES (:orderId, :placedBy, :customerId, 'PLACED', :totalCents)
       """;
 
-  private static final String INSERT_ITEM = """
+  private static final String INSERT_ITEM =
+      """
       INSERT INTO order_items (order_id, line, sku, qty, unit_price_cents)
       VALUES (:orderId, :line, :sku, :qty, :unitPriceCents)
       """;
 
-  private static final String RESERVE_STOCK = """
+  private static final String RESERVE_STOCK =
+      """
       UPDATE stock SET available = available - :qty WHERE sku = :sku
       """;
 
-  private static final String RECORD_RESERVATION = """
+  private static final String RECORD_RESERVATION =
+      """
       INSERT INTO stock_reservations (order_id, sku, qty) VALUES (:orderId, :sku, :qty)
       """;
 
-  private static final String FIND_ORDER = """
+  private static final String FIND_ORDER =
+      """
       SELECT status, version, customer_id, total_cents FROM orders WHERE order_id = :orderId
       """;
 
   /** Optimistic: names the version read, so a concurrent change makes it update nothing. */
-  private static final String TRANSITION = """
+  private static final String TRANSITION =
+      """
       UPDATE orders SET status = :status, version = version + 1, updated_at = now()
       WHERE order_id = :orderId AND version = :version
       """;
 
-  private static final String RELEASE_STOCK = """
+  private static final String RELEASE_STOCK =
+      """
       UPDATE stock s SET available = s.available + r.qty FROM stock_reservations r
       WHERE r.order_id = :orderId AND r.sku = s.sku
       """;
 
-  private static final String FORGET_RESERVATIONS = """
+  private static final String FORGET_RESERVATIONS =
+      """
       DELETE FROM stock_reservations WHERE order_id = :orderId
       """;
 
@@ -79,7 +88,8 @@ final class Orders {
   private record Status(String orderId, String status) {}
 
   /** {@code GET /orders/{orderId}}. */
-  private record View(String orderId, String customerId, String status, long totalCents, int version) {}
+  private record View(
+      String orderId, String customerId, String status, long totalCents, int version) {}
 
   private final JdbcClient jdbc;
   private final JsonMapper json;
@@ -90,8 +100,8 @@ final class Orders {
   }
 
   /**
-   * Places an order and reserves its stock; returns the outcome body. The order id is made here,
-   * as in any real shop: only the inbox stops a repeated command from placing a second order.
+   * Places an order and reserves its stock; returns the outcome body. The order id is made here, as
+   * in any real shop: only the inbox stops a repeated command from placing a second order.
    */
   String place(String placedBy, JsonNode command, Consumer<OutboxEvent> emit) throws OrderRejected {
     String orderId = "o-" + UUID.randomUUID();
@@ -105,7 +115,8 @@ final class Orders {
         total = Math.addExact(total, Math.multiplyExact(line.qty(), line.unitPriceCents()));
       }
     } catch (ArithmeticException overflow) {
-      throw PoisonMessageException.malformed("the order's quantities or total are too large to store");
+      throw PoisonMessageException.malformed(
+          "the order's quantities or total are too large to store");
     }
     // Lock the stock rows in sku order (no deadlocks between orders), check all, then reserve all.
     for (var wanted : perSku.entrySet()) {
@@ -134,7 +145,10 @@ final class Orders {
           .update();
     }
     for (var wanted : perSku.entrySet()) {
-      jdbc.sql(RESERVE_STOCK).param("qty", wanted.getValue()).param("sku", wanted.getKey()).update();
+      jdbc.sql(RESERVE_STOCK)
+          .param("qty", wanted.getValue())
+          .param("sku", wanted.getKey())
+          .update();
       jdbc.sql(RECORD_RESERVATION)
           .param("orderId", orderId)
           .param("sku", wanted.getKey())
@@ -145,8 +159,11 @@ final class Orders {
     emit.accept(OutboxEvent.of("order", orderId, "OrderPlaced", placed));
     emit.accept(
         OutboxEvent.of(
-            "payment", orderId, "PaymentRequested",
-            json.writeValueAsString(new PaymentRequested(orderId, "pay-" + orderId, customerId, total, "EUR"))));
+            "payment",
+            orderId,
+            "PaymentRequested",
+            json.writeValueAsString(
+                new PaymentRequested(orderId, "pay-" + orderId, customerId, total, "EUR"))));
     return placed;
   }
 
@@ -154,8 +171,9 @@ final class Orders {
   String cancel(JsonNode command, Consumer<OutboxEvent> emit)
       throws OrderRejected, ConcurrentOrderUpdateException {
     String orderId = text(command, "orderId");
-    OrderRow order = find(orderId)
-        .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
+    OrderRow order =
+        find(orderId)
+            .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
     switch (order.status()) {
       case "CANCELLED":
         return status(orderId, "CANCELLED");
@@ -177,8 +195,9 @@ final class Orders {
   String paymentResult(String type, JsonNode event, Consumer<OutboxEvent> emit)
       throws OrderRejected, ConcurrentOrderUpdateException {
     String orderId = text(event, "orderId");
-    OrderRow order = find(orderId)
-        .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
+    OrderRow order =
+        find(orderId)
+            .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
     boolean captured = type.equals("PaymentCaptured");
     String target = captured ? "PAID" : "PAYMENT_FAILED";
     if (order.status().equals(target)) {
@@ -186,7 +205,10 @@ final class Orders {
     }
     if (!order.status().equals("PLACED")) {
       throw new OrderRejected(
-          409, captured ? "pay_after_" + order.status().toLowerCase() : "failed_after_" + order.status().toLowerCase(),
+          409,
+          captured
+              ? "pay_after_" + order.status().toLowerCase()
+              : "failed_after_" + order.status().toLowerCase(),
           "order " + orderId + " is " + order.status() + "; " + type + " not applied");
     }
     transition(orderId, order.version(), target);
@@ -194,16 +216,21 @@ final class Orders {
       releaseStock(orderId);
     }
     String result = status(orderId, target);
-    emit.accept(OutboxEvent.of("order", orderId, captured ? "OrderPaid" : "OrderPaymentFailed", result));
+    emit.accept(
+        OutboxEvent.of("order", orderId, captured ? "OrderPaid" : "OrderPaymentFailed", result));
     return result;
   }
 
   Optional<String> describe(String orderId) {
     return find(orderId)
-        .map(o -> json.writeValueAsString(new View(orderId, o.customerId(), o.status(), o.totalCents(), o.version())));
+        .map(
+            o ->
+                json.writeValueAsString(
+                    new View(orderId, o.customerId(), o.status(), o.totalCents(), o.version())));
   }
 
-  private void transition(String orderId, int version, String status) throws ConcurrentOrderUpdateException {
+  private void transition(String orderId, int version, String status)
+      throws ConcurrentOrderUpdateException {
     int updated =
         jdbc.sql(TRANSITION)
             .param("status", status)
@@ -223,7 +250,9 @@ final class Orders {
   private Optional<OrderRow> find(String orderId) {
     return jdbc.sql(FIND_ORDER)
         .param("orderId", orderId)
-        .query((row, n) -> new OrderRow(row.getString(1), row.getInt(2), row.getString(3), row.getLong(4)))
+        .query(
+            (row, n) ->
+                new OrderRow(row.getString(1), row.getInt(2), row.getString(3), row.getLong(4)))
         .optional();
   }
 
@@ -242,7 +271,8 @@ final class Orders {
       String field = "items[" + i + "].";
       String sku = text(item, "sku", field + "sku");
       long qty = wholeNumber(item, "qty", field + "qty", 1, Integer.MAX_VALUE);
-      long unitPriceCents = wholeNumber(item, "unitPriceCents", field + "unitPriceCents", 0, Long.MAX_VALUE);
+      long unitPriceCents =
+          wholeNumber(item, "unitPriceCents", field + "unitPriceCents", 0, Long.MAX_VALUE);
       lines.add(new Line(sku, (int) qty, unitPriceCents));
     }
     return lines;
@@ -254,8 +284,11 @@ final class Orders {
    */
   private static long wholeNumber(JsonNode node, String name, String field, long min, long max) {
     JsonNode value = node == null ? null : node.get(name);
-    if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()
-        || value.asLong() < min || value.asLong() > max) {
+    if (value == null
+        || !value.isIntegralNumber()
+        || !value.canConvertToLong()
+        || value.asLong() < min
+        || value.asLong() > max) {
       throw PoisonMessageException.malformed(
           "field " + field + " must be a whole number from " + min + " to " + max);
     }
@@ -268,7 +301,10 @@ final class Orders {
 
   private static String text(JsonNode node, String name, String field) {
     JsonNode value = node == null ? null : node.get(name);
-    if (value == null || !value.isTextual() || value.asText().isBlank() || value.asText().length() > 200) {
+    if (value == null
+        || !value.isTextual()
+        || value.asText().isBlank()
+        || value.asText().length() > 200) {
       throw PoisonMessageException.malformed("field " + field + " must be a non-blank string");
     }
     return value.asText();

@@ -82,26 +82,33 @@ class OrderConsumerIT {
     HttpResponse<String> otherBody = post(key, place(customer, "SKU-01", 3));
     HttpResponse<String> noKey = post(null, body);
     HttpResponse<String> badJson = post(UUID.randomUUID().toString(), "{\"orderId\":");
-    HttpResponse<String> badOrder = post(UUID.randomUUID().toString(), "{\"customerId\":\"c\",\"items\":[]}");
+    HttpResponse<String> badOrder =
+        post(UUID.randomUUID().toString(), "{\"customerId\":\"c\",\"items\":[]}");
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.body()).contains("\"status\":\"PLACED\"").contains("\"totalCents\":2500");
     assertThat(replay.statusCode()).isEqualTo(201);
     assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(replay.body()).isEqualTo(first.body());
-    assertThat(first.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).startsWith("/orders/o-"));
-    assertThat(replay.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(first.headers().firstValue("Location"))
+        .hasValueSatisfying(l -> assertThat(l).startsWith("/orders/o-"));
+    assertThat(replay.headers().firstValue("Location"))
+        .isEqualTo(first.headers().firstValue("Location"));
     assertThat(otherBody.statusCode()).isEqualTo(422);
     assertThat(otherBody.headers().firstValue("Content-Type")).contains("application/problem+json");
-    assertThat(otherBody.body()).contains("\"type\":\"urn:inbox-outbox:problem:idempotency-key-reused\"");
+    assertThat(otherBody.body())
+        .contains("\"type\":\"urn:inbox-outbox:problem:idempotency-key-reused\"");
     assertThat(noKey.statusCode()).isEqualTo(400);
-    assertThat(noKey.body()).contains("Idempotency-Key").contains("urn:inbox-outbox:problem:invalid-idempotency-key");
+    assertThat(noKey.body())
+        .contains("Idempotency-Key")
+        .contains("urn:inbox-outbox:problem:invalid-idempotency-key");
     assertThat(badJson.statusCode()).isEqualTo(400);
     assertThat(badOrder.statusCode()).isEqualTo(400);
     assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + key + "'")).isEqualTo(1);
     assertThat(first.body()).contains(orderPlacedBy(key));
     assertThat(count("SELECT initial - available FROM stock WHERE sku = 'SKU-01'"))
-        .isEqualTo(count("SELECT coalesce(sum(qty), 0) FROM stock_reservations WHERE sku = 'SKU-01'"));
+        .isEqualTo(
+            count("SELECT coalesce(sum(qty), 0) FROM stock_reservations WHERE sku = 'SKU-01'"));
   }
 
   @Test
@@ -122,7 +129,13 @@ class OrderConsumerIT {
     String key = UUID.randomUUID().toString();
     String body = place("kafka-first", "SKU-04", 1);
     send("orders.commands", "kafka-first", key, "PlaceOrder", body);
-    awaitTrue(() -> count("SELECT count(*) FROM inbox WHERE idempotency_key = '" + key + "' AND status = 'COMPLETED'") == 1,
+    awaitTrue(
+        () ->
+            count(
+                    "SELECT count(*) FROM inbox WHERE idempotency_key = '"
+                        + key
+                        + "' AND status = 'COMPLETED'")
+                == 1,
         "the Kafka command applied");
 
     HttpResponse<String> overHttp = post(key, body);
@@ -140,32 +153,68 @@ class OrderConsumerIT {
     send("orders.commands", "c-1", placeKey, "PlaceOrder", place("c-1", "SKU-02", 1));
     send("orders.commands", "c-1", placeKey, "PlaceOrder", place("c-1", "SKU-02", 1)); // redelivery
     send("orders.commands", "c-2", cancelKey, "PlaceOrder", place("c-2", "SKU-03", 4));
-    awaitTrue(() -> !orderPlacedBy(placeKey).isEmpty() && !orderPlacedBy(cancelKey).isEmpty(), "orders placed");
+    awaitTrue(
+        () -> !orderPlacedBy(placeKey).isEmpty() && !orderPlacedBy(cancelKey).isEmpty(),
+        "orders placed");
     String paid = orderPlacedBy(placeKey);
     String cancelled = orderPlacedBy(cancelKey);
-    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + placeKey + "'")).isEqualTo(1);
-    String captured = "{\"orderId\":\"" + paid + "\",\"paymentId\":\"pay-" + paid + "\",\"chargeId\":\"ch_1\",\"amountCents\":1250}";
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + placeKey + "'"))
+        .isEqualTo(1);
+    String captured =
+        "{\"orderId\":\""
+            + paid
+            + "\",\"paymentId\":\"pay-"
+            + paid
+            + "\",\"chargeId\":\"ch_1\",\"amountCents\":1250}";
     String captureKey = UUID.randomUUID().toString();
     send("outbox.event.payment-result", paid, captureKey, "PaymentCaptured", captured);
-    send("outbox.event.payment-result", paid, captureKey, "PaymentCaptured", captured); // redelivery
-    send("orders.commands", cancelled, UUID.randomUUID().toString(), "CancelOrder", "{\"orderId\":\"" + cancelled + "\"}");
-    awaitTrue(() -> status(paid).equals("PAID") && status(cancelled).equals("CANCELLED"), "paid and cancelled");
+    send(
+        "outbox.event.payment-result", paid, captureKey, "PaymentCaptured", captured); // redelivery
+    send(
+        "orders.commands",
+        cancelled,
+        UUID.randomUUID().toString(),
+        "CancelOrder",
+        "{\"orderId\":\"" + cancelled + "\"}");
+    awaitTrue(
+        () -> status(paid).equals("PAID") && status(cancelled).equals("CANCELLED"),
+        "paid and cancelled");
 
     String lateCancelKey = UUID.randomUUID().toString();
     send("orders.commands", paid, lateCancelKey, "CancelOrder", "{\"orderId\":\"" + paid + "\"}");
     String latePaymentKey = UUID.randomUUID().toString();
-    send("outbox.event.payment-result", cancelled, latePaymentKey, "PaymentCaptured",
+    send(
+        "outbox.event.payment-result",
+        cancelled,
+        latePaymentKey,
+        "PaymentCaptured",
         captured.replace(paid, cancelled));
-    awaitTrue(() -> count("SELECT count(*) FROM inbox WHERE idempotency_key IN ('" + lateCancelKey + "','" + latePaymentKey
-        + "') AND status = 'FAILED'") == 2, "late cancel and late payment stored as rejections");
+    awaitTrue(
+        () ->
+            count(
+                    "SELECT count(*) FROM inbox WHERE idempotency_key IN ('"
+                        + lateCancelKey
+                        + "','"
+                        + latePaymentKey
+                        + "') AND status = 'FAILED'")
+                == 2,
+        "late cancel and late payment stored as rejections");
     assertThat(status(paid)).isEqualTo("PAID");
     assertThat(status(cancelled)).isEqualTo("CANCELLED");
-    assertThat(count("SELECT count(*) FROM stock_reservations WHERE order_id = '" + cancelled + "'")).isZero();
+    assertThat(
+            count("SELECT count(*) FROM stock_reservations WHERE order_id = '" + cancelled + "'"))
+        .isZero();
     assertThat(count("SELECT count(*) FROM orders WHERE order_id = '" + paid + "'")).isEqualTo(1);
 
     // The outbox reached Kafka through the relay: one PaymentRequested per placed order.
-    List<ConsumerRecord<String, byte[]>> requests = read("outbox.event.payment",
-        records -> records.stream().filter(r -> r.key().equals(paid) || r.key().equals(cancelled)).count() >= 2);
+    List<ConsumerRecord<String, byte[]>> requests =
+        read(
+            "outbox.event.payment",
+            records ->
+                records.stream()
+                        .filter(r -> r.key().equals(paid) || r.key().equals(cancelled))
+                        .count()
+                    >= 2);
     assertThat(requests.stream().filter(r -> r.key().equals(paid)).count()).isEqualTo(1);
   }
 
@@ -179,8 +228,14 @@ class OrderConsumerIT {
 
     RawResponse overHttp = postUtf8(cafe, place(customer, "SKU-01", 1));
     send("orders.commands", customer, cafe, "PlaceOrder", place(customer, "SKU-01", 1));
-    String sentinel = "after-cafe-" + suffix; // same record key, so consumed after the command above
-    send("orders.commands", customer, sentinel, "PlaceOrder", place("sentinel-" + suffix, "SKU-01", 1));
+    String sentinel =
+        "after-cafe-" + suffix; // same record key, so consumed after the command above
+    send(
+        "orders.commands",
+        customer,
+        sentinel,
+        "PlaceOrder",
+        place("sentinel-" + suffix, "SKU-01", 1));
     RawResponse japaneseKey = postUtf8(japanese, place("utf8-" + suffix, "SKU-01", 1));
     RawResponse emojiKey = postUtf8(emoji, place("utf8-" + suffix, "SKU-01", 1));
     byte[] latin1Octets = ("k-caf\u00e9-latin1-" + suffix).getBytes(StandardCharsets.ISO_8859_1);
@@ -193,16 +248,21 @@ class OrderConsumerIT {
     assertThat(latin1Key.body()).contains("UTF-8");
     awaitTrue(() -> !orderPlacedBy(sentinel).isEmpty(), "the Kafka commands consumed");
     assertThat(count("SELECT count(*) FROM orders WHERE customer_id = '" + customer + "'"))
-        .as("the Kafka command with the HTTP request's key is absorbed").isEqualTo(1);
+        .as("the Kafka command with the HTTP request's key is absorbed")
+        .isEqualTo(1);
     assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + cafe + "'")).isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + japanese + "'")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + japanese + "'"))
+        .isEqualTo(1);
     assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + emoji + "'")).isEqualTo(1);
   }
 
   @Test
-  void aFractionalQuantityOrPriceIsRefusedNamingTheFieldOverHttpAndDeadLetteredOverKafka() throws Exception {
-    String halfQty = "{\"customerId\":\"frac\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1.5,\"unitPriceCents\":100}]}";
-    String fractionalPrice = "{\"customerId\":\"frac\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,\"unitPriceCents\":100.7}]}";
+  void aFractionalQuantityOrPriceIsRefusedNamingTheFieldOverHttpAndDeadLetteredOverKafka()
+      throws Exception {
+    String halfQty =
+        "{\"customerId\":\"frac\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1.5,\"unitPriceCents\":100}]}";
+    String fractionalPrice =
+        "{\"customerId\":\"frac\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,\"unitPriceCents\":100.7}]}";
     String qtyKey = "frac-qty-" + UUID.randomUUID();
     String priceKey = "frac-price-" + UUID.randomUUID();
 
@@ -213,14 +273,28 @@ class OrderConsumerIT {
     assertThat(qty.body()).contains("items[0].qty");
     assertThat(price.statusCode()).isEqualTo(400);
     assertThat(price.body()).contains("items[0].unitPriceCents");
-    assertThat(count("SELECT count(*) FROM orders WHERE placed_by IN ('" + qtyKey + "','" + priceKey + "')")).isZero();
+    assertThat(
+            count(
+                "SELECT count(*) FROM orders WHERE placed_by IN ('"
+                    + qtyKey
+                    + "','"
+                    + priceKey
+                    + "')"))
+        .isZero();
 
     String kafkaKey = "frac-kafka-" + UUID.randomUUID();
     send("orders.commands", "frac", kafkaKey, "PlaceOrder", halfQty);
-    List<ConsumerRecord<String, byte[]>> deadLetters = read("orders.commands.DLT",
-        records -> records.stream().anyMatch(r -> kafkaKey.equals(header(r, "iox-dlt-idempotency-key"))));
-    ConsumerRecord<String, byte[]> deadLetter = deadLetters.stream()
-        .filter(r -> kafkaKey.equals(header(r, "iox-dlt-idempotency-key"))).findFirst().orElseThrow();
+    List<ConsumerRecord<String, byte[]>> deadLetters =
+        read(
+            "orders.commands.DLT",
+            records ->
+                records.stream()
+                    .anyMatch(r -> kafkaKey.equals(header(r, "iox-dlt-idempotency-key"))));
+    ConsumerRecord<String, byte[]> deadLetter =
+        deadLetters.stream()
+            .filter(r -> kafkaKey.equals(header(r, "iox-dlt-idempotency-key")))
+            .findFirst()
+            .orElseThrow();
     assertThat(header(deadLetter, "iox-dlt-reason")).isEqualTo("MALFORMED_PAYLOAD");
     assertThat(header(deadLetter, "iox-dlt-detail")).contains("items[0].qty");
     assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + kafkaKey + "'")).isZero();
@@ -228,8 +302,9 @@ class OrderConsumerIT {
 
   @Test
   void aBodyOverTheLimitIsRefusedWith413BeforeItIsRead() throws Exception {
-    byte[] twoMiB = ("{\"customerId\":\"big\",\"pad\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] twoMiB =
+        ("{\"customerId\":\"big\",\"pad\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}")
+            .getBytes(StandardCharsets.UTF_8);
     HttpResponse<String> declared =
         http.send(
             HttpRequest.newBuilder(base.resolve("/orders"))
@@ -244,7 +319,9 @@ class OrderConsumerIT {
             HttpRequest.newBuilder(base.resolve("/orders"))
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", UUID.randomUUID().toString())
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(twoMiB)))
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream(twoMiB)))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
 
@@ -257,19 +334,30 @@ class OrderConsumerIT {
   @Test
   void healthDetailsAreHiddenFromAnAnonymousCaller() throws Exception {
     HttpResponse<String> health =
-        http.send(HttpRequest.newBuilder(base.resolve("/actuator/health")).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(health.body()).contains("\"status\"").doesNotContain("components").doesNotContain("relay");
+        http.send(
+            HttpRequest.newBuilder(base.resolve("/actuator/health")).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(health.body())
+        .contains("\"status\"")
+        .doesNotContain("components")
+        .doesNotContain("relay");
   }
 
   private static String place(String customerId, String sku, int qty) {
-    return "{\"customerId\":\"" + customerId + "\",\"items\":[{\"sku\":\"" + sku
-        + "\",\"qty\":" + qty + ",\"unitPriceCents\":1250}]}";
+    return "{\"customerId\":\""
+        + customerId
+        + "\",\"items\":[{\"sku\":\""
+        + sku
+        + "\",\"qty\":"
+        + qty
+        + ",\"unitPriceCents\":1250}]}";
   }
 
   private static String orderPlacedBy(String key) {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery("SELECT order_id FROM orders WHERE placed_by = '" + key + "'")) {
+        ResultSet row =
+            statement.executeQuery("SELECT order_id FROM orders WHERE placed_by = '" + key + "'")) {
       return row.next() ? row.getString(1) : "";
     } catch (SQLException e) {
       throw new IllegalStateException(e);
@@ -288,8 +376,8 @@ class OrderConsumerIT {
   }
 
   /**
-   * Sends the key's UTF-8 octets on the wire, as curl does from a UTF-8 terminal. Over a raw socket:
-   * java.net.http replaces every non-ASCII header character with '?'.
+   * Sends the key's UTF-8 octets on the wire, as curl does from a UTF-8 terminal. Over a raw
+   * socket: java.net.http replaces every non-ASCII header character with '?'.
    */
   private RawResponse postUtf8(String key, String body) throws IOException {
     return postRaw(key.getBytes(StandardCharsets.UTF_8), body);
@@ -298,9 +386,12 @@ class OrderConsumerIT {
   private RawResponse postRaw(byte[] keyOctets, String body) throws IOException {
     byte[] content = body.getBytes(StandardCharsets.UTF_8);
     ByteArrayOutputStream request = new ByteArrayOutputStream();
-    request.writeBytes(("POST /orders HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-        + "Content-Type: application/json\r\nContent-Length: " + content.length + "\r\nIdempotency-Key: ")
-        .getBytes(StandardCharsets.US_ASCII));
+    request.writeBytes(
+        ("POST /orders HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + content.length
+                + "\r\nIdempotency-Key: ")
+            .getBytes(StandardCharsets.US_ASCII));
     request.writeBytes(keyOctets);
     request.writeBytes("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
     request.writeBytes(content);
@@ -330,13 +421,20 @@ class OrderConsumerIT {
   }
 
   private static List<ConsumerRecord<String, byte[]>> read(
-      String topic, java.util.function.Predicate<List<ConsumerRecord<String, byte[]>>> done) throws InterruptedException {
+      String topic, java.util.function.Predicate<List<ConsumerRecord<String, byte[]>>> done)
+      throws InterruptedException {
     List<ConsumerRecord<String, byte[]>> seen = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
-                "group.id", "reader-" + UUID.randomUUID(), "auto.offset.reset", "earliest"),
-            new StringDeserializer(), new ByteArrayDeserializer())) {
+            Map.of(
+                "bootstrap.servers",
+                DevStack.shared().kafka().bootstrapServers(),
+                "group.id",
+                "reader-" + UUID.randomUUID(),
+                "auto.offset.reset",
+                "earliest"),
+            new StringDeserializer(),
+            new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
       Instant deadline = Instant.now().plusSeconds(60);
       while (!done.test(seen)) {
@@ -352,7 +450,9 @@ class OrderConsumerIT {
   private static String status(String orderId) {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery("SELECT status FROM orders WHERE order_id = '" + orderId + "'")) {
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT status FROM orders WHERE order_id = '" + orderId + "'")) {
       return row.next() ? row.getString(1) : "";
     } catch (SQLException e) {
       throw new IllegalStateException(e);
@@ -370,7 +470,8 @@ class OrderConsumerIT {
     }
   }
 
-  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
     Instant deadline = Instant.now().plusSeconds(60);
     while (!condition.getAsBoolean()) {
       if (Instant.now().isAfter(deadline)) {

@@ -22,9 +22,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** How the service starts: what it needs, and what it serves from its first request. */
@@ -47,9 +47,12 @@ class OrderConsumerStartupIT {
                           "--spring.datasource.url=" + database.jdbcUrl(),
                           "--spring.datasource.username=" + database.username(),
                           "--spring.datasource.password=" + database.password(),
-                          "--spring.kafka.bootstrap-servers=" + DevStack.shared().kafka().bootstrapServers(),
+                          "--spring.kafka.bootstrap-servers="
+                              + DevStack.shared().kafka().bootstrapServers(),
                           "--inbox-outbox.relay.slot-name=iox_startup_" + port,
-                          "--inbox-outbox.relay.topic-replacement=" + topicPrefix + "outbox.event.${routedByValue}"));
+                          "--inbox-outbox.relay.topic-replacement="
+                              + topicPrefix
+                              + "outbox.event.${routedByValue}"));
       try {
         // The first request that the web server accepts, sent the moment it listens.
         String key = UUID.randomUUID().toString();
@@ -59,17 +62,24 @@ class OrderConsumerStartupIT {
 
         try (KafkaConsumer<String, byte[]> consumer =
             new KafkaConsumer<>(
-                Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
-                    "group.id", "startup-" + port, "auto.offset.reset", "earliest"),
-                new StringDeserializer(), new ByteArrayDeserializer())) {
+                Map.of(
+                    "bootstrap.servers",
+                    DevStack.shared().kafka().bootstrapServers(),
+                    "group.id",
+                    "startup-" + port,
+                    "auto.offset.reset",
+                    "earliest"),
+                new StringDeserializer(),
+                new ByteArrayDeserializer())) {
           consumer.subscribe(List.of(topicPrefix + "outbox.event.payment"));
           List<ConsumerRecord<String, byte[]>> seen = new java.util.ArrayList<>();
           await("the first order's PaymentRequested relayed")
               .atMost(Duration.ofSeconds(60))
-              .until(() -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
-                return seen.stream().anyMatch(r -> orderId.equals(r.key()));
-              });
+              .until(
+                  () -> {
+                    consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
+                    return seen.stream().anyMatch(r -> orderId.equals(r.key()));
+                  });
         }
       } finally {
         app.join().close();
@@ -86,7 +96,8 @@ class OrderConsumerStartupIT {
                     .run("--server.port=0", "--iox.dev-stack.enabled=false")
                     .close())
         .isInstanceOf(RuntimeException.class);
-    assertThat(output).contains("Failed to configure a DataSource: 'url' attribute is not specified");
+    assertThat(output)
+        .contains("Failed to configure a DataSource: 'url' attribute is not specified");
   }
 
   private HttpResponse<String> firstAcceptedPost(int port, String key) throws Exception {
@@ -94,8 +105,9 @@ class OrderConsumerStartupIT {
         HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/orders"))
             .header("Content-Type", "application/json")
             .header("Idempotency-Key", key)
-            .POST(HttpRequest.BodyPublishers.ofString(
-                "{\"customerId\":\"first\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,\"unitPriceCents\":100}]}"))
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"customerId\":\"first\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,\"unitPriceCents\":100}]}"))
             .build();
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (true) {

@@ -68,7 +68,8 @@ class OrdersSchemaIT {
       try {
         List<Future<?>> starts =
             IntStream.range(0, INSTANCES)
-                .<Future<?>>mapToObj(i -> threads.submit(() -> start(database, beforeMigrating).close()))
+                .<Future<?>>mapToObj(
+                    i -> threads.submit(() -> start(database, beforeMigrating).close()))
                 .toList();
         for (Future<?> start : starts) {
           start.get();
@@ -86,7 +87,8 @@ class OrdersSchemaIT {
   @EnableAutoConfiguration
   static class ServiceSchemaOnly {}
 
-  private static ConfigurableApplicationContext start(Database database, CyclicBarrier beforeMigrating) {
+  private static ConfigurableApplicationContext start(
+      Database database, CyclicBarrier beforeMigrating) {
     FlywayConfigurationCustomizer startTogether =
         configuration -> {
           try {
@@ -98,7 +100,8 @@ class OrdersSchemaIT {
     // Command-line arguments: they outrank the service's application.properties.
     return new SpringApplicationBuilder(ServiceSchemaOnly.class)
         .web(WebApplicationType.NONE)
-        .initializers(context -> context.getBeanFactory().registerSingleton("startTogether", startTogether))
+        .initializers(
+            context -> context.getBeanFactory().registerSingleton("startTogether", startTogether))
         .run(
             "--spring.datasource.url=" + database.jdbcUrl(),
             "--spring.datasource.username=" + database.username(),

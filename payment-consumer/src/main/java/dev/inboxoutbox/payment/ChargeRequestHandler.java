@@ -19,8 +19,8 @@ import java.util.Optional;
  * <p>The HTTP call cannot join the database transaction, so it may run more than once for one
  * payment (a rolled-back batch, a crash before the commit, a redelivery). That is safe because the
  * key is {@code charge-<paymentId>}: the provider answers every repeat with the charge it already
- * made. A provider that stays unavailable makes the batch roll back and come back later
- * ({@link ProviderUnavailableException}); nothing is dead-lettered for an outage.
+ * made. A provider that stays unavailable makes the batch roll back and come back later ({@link
+ * ProviderUnavailableException}); nothing is dead-lettered for an outage.
  */
 final class ChargeRequestHandler implements MessageHandler {
 
@@ -50,7 +50,10 @@ final class ChargeRequestHandler implements MessageHandler {
     String idempotencyKey = Payloads.text(payload, "idempotencyKey");
     if (!idempotencyKey.equals(PaymentEvents.chargeIdempotencyKey(paymentId))) {
       throw PoisonMessageException.malformed(
-          "idempotencyKey " + idempotencyKey + " is not the payment's key " + PaymentEvents.chargeIdempotencyKey(paymentId));
+          "idempotencyKey "
+              + idempotencyKey
+              + " is not the payment's key "
+              + PaymentEvents.chargeIdempotencyKey(paymentId));
     }
     Optional<Payment> found = payments.find(paymentId);
     if (found.isEmpty()) {
@@ -68,13 +71,20 @@ final class ChargeRequestHandler implements MessageHandler {
       charge = provider.charge(idempotencyKey, paymentId, amountCents, currency);
     } catch (ChargeRefusedException refused) {
       // 422 means the provider holds this key for other parameters: a person has to look.
-      DeadLetterReason reason = refused.status() == 422 ? DeadLetterReason.CONFLICT : DeadLetterReason.HANDLER_ERROR;
+      DeadLetterReason reason =
+          refused.status() == 422 ? DeadLetterReason.CONFLICT : DeadLetterReason.HANDLER_ERROR;
       throw new PoisonMessageException(reason, refused.getMessage());
     }
     for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       if (payments.update(payment, PaymentStatus.CHARGE_REQUESTED, charge.chargeId(), null)) {
-        return Outcome.success(events.outcome(
-            "paymentId", paymentId, "chargeId", charge.chargeId(), "status", PaymentStatus.CHARGE_REQUESTED.name()));
+        return Outcome.success(
+            events.outcome(
+                "paymentId",
+                paymentId,
+                "chargeId",
+                charge.chargeId(),
+                "status",
+                PaymentStatus.CHARGE_REQUESTED.name()));
       }
       payment = payments.find(paymentId).orElseThrow();
       if (PaymentTransitions.onChargeRequested(payment).verdict() != Verdict.APPLY) {
@@ -88,8 +98,13 @@ final class ChargeRequestHandler implements MessageHandler {
   }
 
   private Outcome settled(Payment payment) {
-    return Outcome.success(events.outcome(
-        "paymentId", payment.paymentId(), "chargeId", payment.chargeId().orElse(null),
-        "status", payment.status().name()));
+    return Outcome.success(
+        events.outcome(
+            "paymentId",
+            payment.paymentId(),
+            "chargeId",
+            payment.chargeId().orElse(null),
+            "status",
+            payment.status().name()));
   }
 }

@@ -24,8 +24,12 @@ final class Payloads {
 
   static long positiveCents(JsonNode node, String field) {
     JsonNode value = node == null ? null : node.get(field);
-    if (value == null || !value.isIntegralNumber() || !value.canConvertToLong() || value.asLong() <= 0) {
-      throw PoisonMessageException.malformed("field " + field + " must be a positive integer (cents)");
+    if (value == null
+        || !value.isIntegralNumber()
+        || !value.canConvertToLong()
+        || value.asLong() <= 0) {
+      throw PoisonMessageException.malformed(
+          "field " + field + " must be a positive integer (cents)");
     }
     return value.asLong();
   }
@@ -33,7 +37,8 @@ final class Payloads {
   static String currency(JsonNode node, String field) {
     String value = text(node, field);
     if (!CURRENCY.matcher(value).matches()) {
-      throw PoisonMessageException.malformed("field " + field + " must be a three-letter ISO currency code");
+      throw PoisonMessageException.malformed(
+          "field " + field + " must be a three-letter ISO currency code");
     }
     return value;
   }

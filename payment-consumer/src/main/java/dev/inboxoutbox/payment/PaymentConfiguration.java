@@ -31,7 +31,11 @@ class PaymentConfiguration {
       throw new IllegalStateException("payment.provider.url is required (the provider's base URL)");
     }
     return new ProviderClient(
-        json, provider.url(), provider.connectTimeout(), provider.requestTimeout(), provider.attempts(),
+        json,
+        provider.url(),
+        provider.connectTimeout(),
+        provider.requestTimeout(),
+        provider.attempts(),
         provider.retryBackoff());
   }
 
@@ -50,7 +54,9 @@ class PaymentConfiguration {
   @Bean(destroyMethod = "close")
   WebhookPublisher webhookPublisher(KafkaProperties kafka, PaymentProperties properties) {
     return new WebhookPublisher(
-        kafka.buildProducerProperties(), properties.topics().webhooks(), properties.provider().webhookAckTimeout());
+        kafka.buildProducerProperties(),
+        properties.topics().webhooks(),
+        properties.provider().webhookAckTimeout());
   }
 
   @Bean
@@ -64,7 +70,10 @@ class PaymentConfiguration {
 
   @Bean
   IdempotentConsumerDefinition paymentCharger(
-      Payments payments, PaymentEvents events, ProviderClient provider, PaymentProperties properties) {
+      Payments payments,
+      PaymentEvents events,
+      ProviderClient provider,
+      PaymentProperties properties) {
     return IdempotentConsumerDefinition.of(
         ChargeRequestHandler.OPERATION,
         new ChargeRequestHandler(payments, events, provider),

@@ -43,7 +43,10 @@ final class PaymentEvents {
   OutboxEvent chargeRequested(Payment payment) {
     ChargeRequested payload =
         new ChargeRequested(
-            payment.paymentId(), payment.orderId(), payment.amountCents(), payment.currency(),
+            payment.paymentId(),
+            payment.orderId(),
+            payment.amountCents(),
+            payment.currency(),
             chargeIdempotencyKey(payment.paymentId()));
     String body = json.writeValueAsString(payload);
     return OutboxEvent.of(CHARGE_AGGREGATE, payment.paymentId(), CHARGE_REQUESTED, body)
@@ -60,7 +63,8 @@ final class PaymentEvents {
 
   private OutboxEvent result(String type, Payment payment, String chargeId, String reason) {
     PaymentResult payload =
-        new PaymentResult(payment.orderId(), payment.paymentId(), chargeId, payment.amountCents(), reason);
+        new PaymentResult(
+            payment.orderId(), payment.paymentId(), chargeId, payment.amountCents(), reason);
     // One result per payment, whichever it is: a second, contradicting result would reuse this id
     // with another payload and be refused as a conflict by the order service's inbox.
     String body = json.writeValueAsString(payload);

@@ -36,7 +36,8 @@ public record PaymentProperties(@DefaultValue Provider provider, @DefaultValue T
 
   /**
    * @param paymentRequests {@code PaymentRequested} from the order service's relay
-   * @param charges {@code ChargeRequested} from this service's relay; must match the relay's routing
+   * @param charges {@code ChargeRequested} from this service's relay; must match the relay's
+   *     routing
    * @param webhooks verified provider webhooks, written by the webhook endpoint
    */
   public record Topics(

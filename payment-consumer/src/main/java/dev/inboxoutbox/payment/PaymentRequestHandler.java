@@ -43,26 +43,50 @@ final class PaymentRequestHandler implements MessageHandler {
     if (payments.insertIfAbsent(request)) {
       Payment created =
           new Payment(
-              request.paymentId(), request.orderId(), request.customerId(), request.amountCents(),
-              request.currency(), PaymentStatus.REQUESTED, Optional.empty(), 0);
+              request.paymentId(),
+              request.orderId(),
+              request.customerId(),
+              request.amountCents(),
+              request.currency(),
+              PaymentStatus.REQUESTED,
+              Optional.empty(),
+              0);
       context.emit(events.chargeRequested(created));
-      return Outcome.success(events.outcome("paymentId", request.paymentId(), "status", PaymentStatus.REQUESTED.name()));
+      return Outcome.success(
+          events.outcome(
+              "paymentId", request.paymentId(), "status", PaymentStatus.REQUESTED.name()));
     }
     Optional<Payment> existing = payments.find(request.paymentId());
     if (existing.isEmpty()) {
-      return Outcome.rejected(events.outcome(
-          "error", "order_has_another_payment", "orderId", request.orderId(), "paymentId", request.paymentId()));
+      return Outcome.rejected(
+          events.outcome(
+              "error",
+              "order_has_another_payment",
+              "orderId",
+              request.orderId(),
+              "paymentId",
+              request.paymentId()));
     }
     Payment payment = existing.get();
     if (!payment.orderId().equals(request.orderId())
         || payment.amountCents() != request.amountCents()
         || !payment.currency().equals(request.currency())) {
-      return Outcome.rejected(events.outcome(
-          "error", "payment_mismatch", "paymentId", payment.paymentId(),
-          "detail", "payment exists for order " + payment.orderId() + " with "
-              + payment.amountCents() + " " + payment.currency()));
+      return Outcome.rejected(
+          events.outcome(
+              "error",
+              "payment_mismatch",
+              "paymentId",
+              payment.paymentId(),
+              "detail",
+              "payment exists for order "
+                  + payment.orderId()
+                  + " with "
+                  + payment.amountCents()
+                  + " "
+                  + payment.currency()));
     }
     // The same payment requested again under another event id: already in hand, nothing to emit.
-    return Outcome.success(events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
+    return Outcome.success(
+        events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
   }
 }

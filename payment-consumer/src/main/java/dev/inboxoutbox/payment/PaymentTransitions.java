@@ -10,9 +10,9 @@ package dev.inboxoutbox.payment;
  *     \--charge.succeeded / charge.failed (webhook overtook the charger)--> CAPTURED / FAILED
  * </pre>
  *
- * A result that was already applied is acknowledged again without effect; a result that
- * contradicts the final state (or names another charge or amount) is a business rejection,
- * stored in the inbox for anyone who asks, never applied.
+ * A result that was already applied is acknowledged again without effect; a result that contradicts
+ * the final state (or names another charge or amount) is a business rejection, stored in the inbox
+ * for anyone who asks, never applied.
  */
 final class PaymentTransitions {
 
@@ -56,7 +56,8 @@ final class PaymentTransitions {
   }
 
   static Decision onChargeResult(Payment payment, ChargeResult result) {
-    if (payment.amountCents() != result.amountCents() || !payment.currency().equals(result.currency())) {
+    if (payment.amountCents() != result.amountCents()
+        || !payment.currency().equals(result.currency())) {
       return Decision.reject("amount_mismatch");
     }
     if (payment.chargeId().isPresent() && !payment.chargeId().get().equals(result.chargeId())) {
@@ -68,7 +69,9 @@ final class PaymentTransitions {
     }
     if (payment.status().isFinal()) {
       return Decision.reject(
-          payment.status() == PaymentStatus.CAPTURED ? "payment_already_captured" : "payment_already_failed");
+          payment.status() == PaymentStatus.CAPTURED
+              ? "payment_already_captured"
+              : "payment_already_failed");
     }
     return Decision.apply(wanted);
   }

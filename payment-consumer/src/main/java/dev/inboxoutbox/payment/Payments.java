@@ -11,26 +11,30 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 final class Payments {
 
   /** Never read-then-write: the unique indexes decide, so racing deliveries insert it once. */
-  private static final String INSERT_IF_ABSENT = """
+  private static final String INSERT_IF_ABSENT =
+      """
       INSERT INTO payments (payment_id, order_id, customer_id, amount_cents, currency, status)
       VALUES (:paymentId, :orderId, :customerId, :amountCents, :currency, 'REQUESTED')
       ON CONFLICT DO NOTHING
       """;
 
-  private static final String FIND = """
+  private static final String FIND =
+      """
       SELECT payment_id, order_id, customer_id, amount_cents, currency, status, charge_id, version
       FROM payments WHERE payment_id = :paymentId
       """;
 
   /** Optimistic: names the version read, so a concurrent change makes it update nothing. */
-  private static final String UPDATE = """
+  private static final String UPDATE =
+      """
       UPDATE payments SET status = :status, charge_id = :chargeId, failure_reason = :failureReason,
           version = version + 1, updated_at = now()
       WHERE payment_id = :paymentId AND version = :version
       """;
 
   /** What a {@code PaymentRequested} asks for. */
-  record NewPayment(String paymentId, String orderId, String customerId, long amountCents, String currency) {}
+  record NewPayment(
+      String paymentId, String orderId, String customerId, long amountCents, String currency) {}
 
   private final JdbcClient jdbc;
 
@@ -38,7 +42,10 @@ final class Payments {
     this.jdbc = jdbc;
   }
 
-  /** Inserts the payment unless its id or its order already has one; true when this call inserted it. */
+  /**
+   * Inserts the payment unless its id or its order already has one; true when this call inserted
+   * it.
+   */
   boolean insertIfAbsent(NewPayment payment) {
     return jdbc.sql(INSERT_IF_ABSENT).paramSource(payment).update() == 1;
   }

@@ -34,7 +34,11 @@ public final class ProviderClient {
   private record ChargeRequest(String paymentId, long amountCents, String currency) {}
 
   public ProviderClient(
-      JsonMapper json, URI baseUrl, Duration connectTimeout, Duration requestTimeout, int attempts,
+      JsonMapper json,
+      URI baseUrl,
+      Duration connectTimeout,
+      Duration requestTimeout,
+      int attempts,
       Duration retryBackoff) {
     if (attempts < 1) {
       throw new IllegalArgumentException("at least one attempt");
@@ -84,7 +88,13 @@ public final class ProviderClient {
           lastFailure = null;
         } else {
           throw new ChargeRefusedException(
-              status, "provider refused charge " + idempotencyKey + ": " + status + " " + abbreviate(response.body()));
+              status,
+              "provider refused charge "
+                  + idempotencyKey
+                  + ": "
+                  + status
+                  + " "
+                  + abbreviate(response.body()));
         }
       } catch (IOException e) {
         lastProblem = e.getClass().getSimpleName() + ": " + e.getMessage();
@@ -93,10 +103,16 @@ public final class ProviderClient {
         Thread.currentThread().interrupt();
         throw new ProviderUnavailableException("interrupted while charging " + idempotencyKey, e);
       }
-      log.debug("charge {} attempt {}/{} failed: {}", idempotencyKey, attempt, attempts, lastProblem);
+      log.debug(
+          "charge {} attempt {}/{} failed: {}", idempotencyKey, attempt, attempts, lastProblem);
     }
     throw new ProviderUnavailableException(
-        "provider unavailable for charge " + idempotencyKey + " after " + attempts + " attempts: " + lastProblem,
+        "provider unavailable for charge "
+            + idempotencyKey
+            + " after "
+            + attempts
+            + " attempts: "
+            + lastProblem,
         lastFailure);
   }
 
@@ -106,16 +122,24 @@ public final class ProviderClient {
       JsonNode chargeId = charge == null ? null : charge.get("chargeId");
       JsonNode status = charge == null ? null : charge.get("status");
       if (chargeId == null || !chargeId.isString() || status == null || !status.isString()) {
-        throw new ProviderUnavailableException("provider answered without chargeId/status: " + abbreviate(response.body()), null);
+        throw new ProviderUnavailableException(
+            "provider answered without chargeId/status: " + abbreviate(response.body()), null);
       }
-      boolean replayed = response.headers().firstValue("Idempotent-Replayed").map("true"::equalsIgnoreCase).orElse(false);
+      boolean replayed =
+          response
+              .headers()
+              .firstValue("Idempotent-Replayed")
+              .map("true"::equalsIgnoreCase)
+              .orElse(false);
       return new Charge(chargeId.stringValue(), status.stringValue(), replayed);
     } catch (JacksonException e) {
-      throw new ProviderUnavailableException("provider answered with invalid JSON: " + abbreviate(response.body()), e);
+      throw new ProviderUnavailableException(
+          "provider answered with invalid JSON: " + abbreviate(response.body()), e);
     }
   }
 
-  private static void pause(Duration pause, String idempotencyKey) throws ProviderUnavailableException {
+  private static void pause(Duration pause, String idempotencyKey)
+      throws ProviderUnavailableException {
     try {
       Thread.sleep(pause.toMillis());
     } catch (InterruptedException e) {

@@ -16,9 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Verified provider webhooks -> the payment's final state and one {@code PaymentCaptured} or
- * {@code PaymentFailed}. The inbox key is the provider's event id, so the at-least-once copies of
- * one event apply once. Other events about the same charge (late, out of order, contradictory) are
+ * Verified provider webhooks -> the payment's final state and one {@code PaymentCaptured} or {@code
+ * PaymentFailed}. The inbox key is the provider's event id, so the at-least-once copies of one
+ * event apply once. Other events about the same charge (late, out of order, contradictory) are
  * judged by {@link PaymentTransitions}; the version check on the update makes a race with the
  * charger re-read and judge again instead of overwriting.
  */
@@ -69,13 +69,25 @@ final class ProviderWebhookHandler implements MessageHandler {
       Payment payment = found.get();
       Decision decision = PaymentTransitions.onChargeResult(payment, result);
       if (decision.verdict() == Verdict.ALREADY_APPLIED) {
-        return Outcome.success(events.outcome("paymentId", paymentId, "status", payment.status().name()));
+        return Outcome.success(
+            events.outcome("paymentId", paymentId, "status", payment.status().name()));
       }
       if (decision.verdict() == Verdict.REJECT) {
-        log.info("webhook {} ({}) for payment {} rejected: {} (payment is {})",
-            message.idempotencyKey().value(), type, paymentId, decision.reason(), payment.status());
-        return Outcome.rejected(events.outcome(
-            "error", decision.reason(), "paymentId", paymentId, "status", payment.status().name()));
+        log.info(
+            "webhook {} ({}) for payment {} rejected: {} (payment is {})",
+            message.idempotencyKey().value(),
+            type,
+            paymentId,
+            decision.reason(),
+            payment.status());
+        return Outcome.rejected(
+            events.outcome(
+                "error",
+                decision.reason(),
+                "paymentId",
+                paymentId,
+                "status",
+                payment.status().name()));
       }
       String failureReason = succeeded ? null : FAILURE_REASON;
       if (payments.update(payment, decision.next(), result.chargeId(), failureReason)) {
@@ -83,8 +95,14 @@ final class ProviderWebhookHandler implements MessageHandler {
             succeeded
                 ? events.paymentCaptured(payment, result.chargeId())
                 : events.paymentFailed(payment, result.chargeId(), failureReason));
-        return Outcome.success(events.outcome(
-            "paymentId", paymentId, "chargeId", result.chargeId(), "status", decision.next().name()));
+        return Outcome.success(
+            events.outcome(
+                "paymentId",
+                paymentId,
+                "chargeId",
+                result.chargeId(),
+                "status",
+                decision.next().name()));
       }
     }
     // A serialization failure (SQLSTATE 40001): the consumer runtime retries the batch later.

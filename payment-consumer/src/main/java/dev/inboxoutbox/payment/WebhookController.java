@@ -18,9 +18,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code POST /webhooks/provider}: verifies the provider's signature on the raw body, then hands the
- * event to Kafka and answers 200 only after the acknowledgement. The endpoint writes nothing to the
- * database: deduplication and the state change happen in the {@code payment-webhooks} consumer,
+ * {@code POST /webhooks/provider}: verifies the provider's signature on the raw body, then hands
+ * the event to Kafka and answers 200 only after the acknowledgement. The endpoint writes nothing to
+ * the database: deduplication and the state change happen in the {@code payment-webhooks} consumer,
  * where the inbox claim and the update share a transaction.
  */
 @RestController
@@ -41,7 +41,8 @@ class WebhookController {
   @PostMapping("/webhooks/provider")
   ResponseEntity<Map<String, String>> receive(
       @RequestHeader(name = WebhookSignature.HEADER, required = false) String signatureHeader,
-      @RequestBody(required = false) byte[] body) throws InterruptedException {
+      @RequestBody(required = false) byte[] body)
+      throws InterruptedException {
     byte[] raw = body == null ? new byte[0] : body;
     // Verified on the bytes as received: parsing first and re-serialising would change them.
     Verification verification = signature.verify(signatureHeader, raw, Instant.now());
@@ -62,7 +63,8 @@ class WebhookController {
       // IllegalArgumentException covers a missing field and an id unusable as an idempotency key.
       // Signed by the provider yet unusable: retrying cannot help, and 4xx stops the retries.
       log.warn("signed webhook without id, type or data.paymentId: {}", e.getMessage());
-      return ResponseEntity.badRequest().body(Map.of("error", "invalid_event", "message", String.valueOf(e.getMessage())));
+      return ResponseEntity.badRequest()
+          .body(Map.of("error", "invalid_event", "message", String.valueOf(e.getMessage())));
     }
     try {
       publisher.publish(paymentId, eventId, eventType, raw);

@@ -44,7 +44,8 @@ final class WebhookPublisher implements AutoCloseable {
     properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMillis);
     properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeoutMillis, 30_000));
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    this.producer = new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer());
+    this.producer =
+        new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer());
     this.topic = topic;
     this.ackTimeout = ackTimeout;
   }
@@ -61,7 +62,10 @@ final class WebhookPublisher implements AutoCloseable {
     }
   }
 
-  /** Sends the event keyed by payment, with its id as the idempotency key; returns once acknowledged. */
+  /**
+   * Sends the event keyed by payment, with its id as the idempotency key; returns once
+   * acknowledged.
+   */
   void publish(String paymentId, String eventId, String eventType, byte[] body)
       throws NotAcknowledgedException, TooLargeException, InterruptedException {
     ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, paymentId, body);
@@ -71,11 +75,15 @@ final class WebhookPublisher implements AutoCloseable {
       producer.send(record).get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RecordTooLargeException) {
-        throw new TooLargeException("Kafka cannot take webhook " + eventId + ": " + e.getCause().getMessage(), e.getCause());
+        throw new TooLargeException(
+            "Kafka cannot take webhook " + eventId + ": " + e.getCause().getMessage(),
+            e.getCause());
       }
-      throw new NotAcknowledgedException("Kafka refused webhook " + eventId + ": " + e.getCause(), e.getCause());
+      throw new NotAcknowledgedException(
+          "Kafka refused webhook " + eventId + ": " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {
-      throw new NotAcknowledgedException("Kafka did not acknowledge webhook " + eventId + " within " + ackTimeout, e);
+      throw new NotAcknowledgedException(
+          "Kafka did not acknowledge webhook " + eventId + " within " + ackTimeout, e);
     } catch (RuntimeException e) {
       // send() itself throws when metadata cannot be fetched in max.block.ms.
       throw new NotAcknowledgedException("could not send webhook " + eventId + ": " + e, e);

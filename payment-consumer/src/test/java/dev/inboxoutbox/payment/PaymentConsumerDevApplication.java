@@ -13,6 +13,8 @@ public final class PaymentConsumerDevApplication {
   private PaymentConsumerDevApplication() {}
 
   public static void main(String[] args) {
-    SpringApplication.from(PaymentConsumerApplication::main).withAdditionalProfiles("dev").run(args);
+    SpringApplication.from(PaymentConsumerApplication::main)
+        .withAdditionalProfiles("dev")
+        .run(args);
   }
 }

@@ -12,7 +12,8 @@ class PaymentConsumerStartupIT {
 
   @Test
   void withoutAWebhookSecretTheServiceRefusesToStart() throws Exception {
-    // A default secret would be public: a webhook forged with it would capture an uncharged payment.
+    // A default secret would be public: a webhook forged with it would capture an uncharged
+    // payment.
     try (Database database = DevStack.shared().postgres().createDatabase()) {
       assertThatThrownBy(
               () ->
@@ -22,7 +23,8 @@ class PaymentConsumerStartupIT {
                           "--spring.datasource.url=" + database.jdbcUrl(),
                           "--spring.datasource.username=" + database.username(),
                           "--spring.datasource.password=" + database.password(),
-                          "--spring.kafka.bootstrap-servers=" + DevStack.shared().kafka().bootstrapServers())
+                          "--spring.kafka.bootstrap-servers="
+                              + DevStack.shared().kafka().bootstrapServers())
                       .close())
           .hasStackTraceContaining("payment.provider.webhook-secret")
           .hasStackTraceContaining("PROVIDER_WEBHOOK_SECRET");

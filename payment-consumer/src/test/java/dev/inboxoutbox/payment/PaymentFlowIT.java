@@ -48,10 +48,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The whole service against real PostgreSQL, a real Kafka broker and the provider simulator over
- * HTTP: {@code PaymentRequested} in, one charge at the provider, verified webhooks, one
- * {@code PaymentCaptured} / {@code PaymentFailed} out. The simulator delivers every webhook twice
- * after a random delay and fails half of the charges (predictably per key, so each test picks an
- * order that ends the way it needs).
+ * HTTP: {@code PaymentRequested} in, one charge at the provider, verified webhooks, one {@code
+ * PaymentCaptured} / {@code PaymentFailed} out. The simulator delivers every webhook twice after a
+ * random delay and fails half of the charges (predictably per key, so each test picks an order that
+ * ends the way it needs).
  */
 class PaymentFlowIT {
 
@@ -59,7 +59,8 @@ class PaymentFlowIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private static final WebhookSignature SIGNER = new WebhookSignature(SECRET);
 
   private static Database database;
@@ -92,7 +93,8 @@ class PaymentFlowIT {
     chargeTopic = prefix + "outbox.event.charge";
     webhookTopic = prefix + "payments.webhooks";
     resultTopic = prefix + "outbox.event.payment-result";
-    // Command-line arguments, because they outrank application.properties (builder properties do not).
+    // Command-line arguments, because they outrank application.properties (builder properties do
+    // not).
     app =
         new SpringApplicationBuilder(PaymentConsumerApplication.class)
             .run(
@@ -107,21 +109,30 @@ class PaymentFlowIT {
                 "--payment.topics.payment-requests=" + paymentTopic,
                 "--payment.topics.charges=" + chargeTopic,
                 "--payment.topics.webhooks=" + webhookTopic,
-                "--inbox-outbox.relay.topic-replacement=" + prefix + "outbox.event.${routedByValue}",
+                "--inbox-outbox.relay.topic-replacement="
+                    + prefix
+                    + "outbox.event.${routedByValue}",
                 "--inbox-outbox.relay.offset-flush-interval=300ms",
                 "--inbox-outbox.consumer.retry-backoff-max=1s");
     webhookUrl =
-        URI.create("http://localhost:" + app.getEnvironment().getProperty("local.server.port") + "/webhooks/provider");
+        URI.create(
+            "http://localhost:"
+                + app.getEnvironment().getProperty("local.server.port")
+                + "/webhooks/provider");
     provider.webhookUrl(webhookUrl);
     // The relay only streams rows written after its slot exists.
     OutboxRelay relay = app.getBean(OutboxRelay.class);
     awaitTrue(
-        () -> relay.state() == RelayState.RUNNING
-            && count("SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active") == 1,
+        () ->
+            relay.state() == RelayState.RUNNING
+                && count(
+                        "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
+                    == 1,
         "relay streaming");
     producer =
         new KafkaProducer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers(), "acks", "all"),
+            Map.of(
+                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(), "acks", "all"),
             new StringSerializer(),
             new ByteArraySerializer());
   }
@@ -153,10 +164,12 @@ class PaymentFlowIT {
     assertThat(charge.idempotencyKey()).isEqualTo("charge-" + paymentId);
     assertThat(charge.amountCents()).isEqualTo(2500);
     assertThat(charge.status()).isEqualTo(ChargeStatus.SUCCEEDED);
-    assertThat(text("SELECT charge_id FROM payments WHERE payment_id = ?", paymentId)).contains(charge.chargeId());
+    assertThat(text("SELECT charge_id FROM payments WHERE payment_id = ?", paymentId))
+        .contains(charge.chargeId());
 
     try (TopicReader charges = new TopicReader(chargeTopic)) {
-      ConsumerRecord<String, byte[]> chargeRequested = charges.readUntil(paymentId, r -> !r.isEmpty(), WAIT).get(0);
+      ConsumerRecord<String, byte[]> chargeRequested =
+          charges.readUntil(paymentId, r -> !r.isEmpty(), WAIT).get(0);
       assertThat(header(chargeRequested, "type")).isEqualTo("ChargeRequested");
       JsonNode payload = JSON.readTree(value(chargeRequested));
       assertThat(payload.get("paymentId").asText()).isEqualTo(paymentId);
@@ -187,13 +200,18 @@ class PaymentFlowIT {
     requestPayment(orderId, otherEventId);
 
     // Same record key, same partition: once the last is consumed, so are the two before it.
-    awaitTrue(() -> inboxStatus(PaymentRequestHandler.OPERATION, otherEventId).isPresent(), "third request consumed");
+    awaitTrue(
+        () -> inboxStatus(PaymentRequestHandler.OPERATION, otherEventId).isPresent(),
+        "third request consumed");
     awaitStatus(paymentId, "CAPTURED");
     assertThat(inboxStatus(PaymentRequestHandler.OPERATION, eventId)).contains("COMPLETED");
     assertThat(inboxStatus(PaymentRequestHandler.OPERATION, otherEventId)).contains("COMPLETED");
     onlyCharge(paymentId);
     assertThat(count("SELECT count(*) FROM payments WHERE order_id = ?", orderId)).isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM outbox WHERE type = 'ChargeRequested' AND aggregateid = ?", paymentId))
+    assertThat(
+            count(
+                "SELECT count(*) FROM outbox WHERE type = 'ChargeRequested' AND aggregateid = ?",
+                paymentId))
         .isEqualTo(1);
     onlyResult(orderId);
   }
@@ -206,15 +224,21 @@ class PaymentFlowIT {
     awaitStatus(paymentId, "CAPTURED");
     int versionAfterCapture = count("SELECT version FROM payments WHERE payment_id = ?", paymentId);
     WebhookEvent event =
-        provider.webhookEvents().stream().filter(e -> e.paymentId().equals(paymentId)).findFirst().orElseThrow();
+        provider.webhookEvents().stream()
+            .filter(e -> e.paymentId().equals(paymentId))
+            .findFirst()
+            .orElseThrow();
 
     try (TopicReader webhooks = new TopicReader(webhookTopic)) {
       // The simulator delivers each event twice; a third copy comes late, after the capture, signed
       // afresh as a provider's retry would be.
       webhooks.readUntil(paymentId, r -> r.size() == 2, WAIT);
-      assertThat(postWebhook(event.bodyBytes(), SIGNER.sign(event.bodyBytes(), Instant.now())).statusCode())
+      assertThat(
+              postWebhook(event.bodyBytes(), SIGNER.sign(event.bodyBytes(), Instant.now()))
+                  .statusCode())
           .isEqualTo(200);
-      List<ConsumerRecord<String, byte[]>> copies = webhooks.readUntil(paymentId, r -> r.size() == 3, WAIT);
+      List<ConsumerRecord<String, byte[]>> copies =
+          webhooks.readUntil(paymentId, r -> r.size() == 3, WAIT);
       assertThat(copies).extracting(r -> header(r, "Idempotency-Key")).containsOnly(event.id());
       assertThat(copies).extracting(r -> header(r, "type")).containsOnly("charge.succeeded");
       assertThat(copies).extracting(TopicReader::value).containsOnly(event.body());
@@ -222,7 +246,8 @@ class PaymentFlowIT {
     awaitConsumedAfter(paymentId);
 
     assertThat(inboxStatus(ProviderWebhookHandler.OPERATION, event.id())).contains("COMPLETED");
-    assertThat(count("SELECT version FROM payments WHERE payment_id = ?", paymentId)).isEqualTo(versionAfterCapture);
+    assertThat(count("SELECT version FROM payments WHERE payment_id = ?", paymentId))
+        .isEqualTo(versionAfterCapture);
     assertThat(onlyCharge(paymentId).status()).isEqualTo(ChargeStatus.SUCCEEDED);
     assertThat(header(onlyResult(orderId), "type")).isEqualTo("PaymentCaptured");
   }
@@ -252,19 +277,26 @@ class PaymentFlowIT {
     LedgerEntry charge = onlyCharge(paymentId);
 
     String lateEventId = "evt_late_" + shortId();
-    byte[] late = webhookBody(lateEventId, "charge.failed", paymentId, charge.chargeId(), charge.amountCents());
+    byte[] late =
+        webhookBody(
+            lateEventId, "charge.failed", paymentId, charge.chargeId(), charge.amountCents());
     assertThat(postWebhook(late, SIGNER.sign(late, Instant.now())).statusCode()).isEqualTo(200);
 
-    awaitTrue(() -> inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId).isPresent(), "late webhook consumed");
+    awaitTrue(
+        () -> inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId).isPresent(),
+        "late webhook consumed");
     assertThat(inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId)).contains("FAILED");
-    assertThat(inboxOutcome(ProviderWebhookHandler.OPERATION, lateEventId).orElseThrow()).contains("payment_already_captured");
-    assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId)).contains("CAPTURED");
+    assertThat(inboxOutcome(ProviderWebhookHandler.OPERATION, lateEventId).orElseThrow())
+        .contains("payment_already_captured");
+    assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId))
+        .contains("CAPTURED");
     assertThat(header(onlyResult(orderId), "type")).isEqualTo("PaymentCaptured");
   }
 
   @Test
   void aProviderOutageDelaysTheChargeAndLosesNothing() throws Exception {
-    ConsumerStats charger = app.getBean(IdempotentConsumers.class).stats().get(ChargeRequestHandler.OPERATION);
+    ConsumerStats charger =
+        app.getBean(IdempotentConsumers.class).stats().get(ChargeRequestHandler.OPERATION);
     long transientBefore = charger.snapshot().transientFailures();
     long deadLettersBefore = charger.snapshot().deadLettered();
     String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
@@ -273,8 +305,11 @@ class PaymentFlowIT {
     provider.outage(true);
     try {
       requestPayment(orderId, UUID.randomUUID().toString());
-      awaitTrue(() -> charger.snapshot().transientFailures() >= transientBefore + 2, "charge retried during the outage");
-      assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId)).contains("REQUESTED");
+      awaitTrue(
+          () -> charger.snapshot().transientFailures() >= transientBefore + 2,
+          "charge retried during the outage");
+      assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId))
+          .contains("REQUESTED");
       assertThat(provider.ledgerFor(paymentId)).isEmpty();
     } finally {
       provider.outage(false);
@@ -296,12 +331,18 @@ class PaymentFlowIT {
         postWebhook(body, new WebhookSignature("whsec_attacker").sign(body, Instant.now()));
     assertThat(wrongSecret.statusCode()).isEqualTo(401);
     assertThat(JSON.readTree(wrongSecret.body()).get("reason").asText()).isEqualTo("MISMATCH");
-    byte[] tampered = new String(body, StandardCharsets.UTF_8).replace("2500", "1").getBytes(StandardCharsets.UTF_8);
+    byte[] tampered =
+        new String(body, StandardCharsets.UTF_8)
+            .replace("2500", "1")
+            .getBytes(StandardCharsets.UTF_8);
     assertThat(postWebhook(tampered, SIGNER.sign(body, Instant.now())).statusCode()).isEqualTo(401);
     assertThat(postWebhook(body, null).statusCode()).isEqualTo(401);
     // Correctly signed but not an event this service can route: refused before Kafka too.
-    byte[] noPayment = "{\"id\":\"evt_x\",\"type\":\"charge.succeeded\",\"data\":{}}".getBytes(StandardCharsets.UTF_8);
-    assertThat(postWebhook(noPayment, SIGNER.sign(noPayment, Instant.now())).statusCode()).isEqualTo(400);
+    byte[] noPayment =
+        "{\"id\":\"evt_x\",\"type\":\"charge.succeeded\",\"data\":{}}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThat(postWebhook(noPayment, SIGNER.sign(noPayment, Instant.now())).statusCode())
+        .isEqualTo(400);
 
     assertNothingWritten(paymentId, eventId);
   }
@@ -318,8 +359,12 @@ class PaymentFlowIT {
   void aSignedWebhookTooLargeForKafkaIs413SoTheProviderStopsRetrying() throws Exception {
     String paymentId = "pay-huge-" + shortId();
     String eventId = "evt_huge_" + shortId();
-    String head = "{\"id\":\"" + eventId + "\",\"type\":\"charge.succeeded\",\"data\":{\"paymentId\":\""
-        + paymentId + "\",\"chargeId\":\"ch_huge\",\"amountCents\":2500},\"pad\":\"";
+    String head =
+        "{\"id\":\""
+            + eventId
+            + "\",\"type\":\"charge.succeeded\",\"data\":{\"paymentId\":\""
+            + paymentId
+            + "\",\"chargeId\":\"ch_huge\",\"amountCents\":2500},\"pad\":\"";
     String tail = "\"}";
     // Exactly the default body limit: accepted by the endpoint, larger than one Kafka request.
     int padding = 1024 * 1024 - head.length() - tail.length();
@@ -337,39 +382,50 @@ class PaymentFlowIT {
     String eventId = "evt_replayed_" + shortId();
     byte[] body = webhookBody(eventId, "charge.succeeded", paymentId, "ch_replayed", 2500);
 
-    // A genuine delivery captured minutes ago and replayed now (10 s past the tolerance: whole-second timestamps).
-    HttpResponse<String> stale = postWebhook(body, SIGNER.sign(body, Instant.now().minusSeconds(310)));
+    // A genuine delivery captured minutes ago and replayed now (10 s past the tolerance:
+    // whole-second timestamps).
+    HttpResponse<String> stale =
+        postWebhook(body, SIGNER.sign(body, Instant.now().minusSeconds(310)));
     assertThat(stale.statusCode()).isEqualTo(401);
     assertThat(JSON.readTree(stale.body()).get("reason").asText()).isEqualTo("STALE");
-    assertThat(postWebhook(body, SIGNER.sign(body, Instant.now().plusSeconds(310))).statusCode()).isEqualTo(401);
+    assertThat(postWebhook(body, SIGNER.sign(body, Instant.now().plusSeconds(310))).statusCode())
+        .isEqualTo(401);
 
     assertNothingWritten(paymentId, eventId);
   }
 
   /**
    * Proves that refused webhooks produced nothing: a valid one with the same key goes to the same
-   * partition after anything they could have produced, so once it is read and consumed, whatever
-   * is not there before it was never written.
+   * partition after anything they could have produced, so once it is read and consumed, whatever is
+   * not there before it was never written.
    */
-  private static void assertNothingWritten(String paymentId, String refusedEventId) throws Exception {
+  private static void assertNothingWritten(String paymentId, String refusedEventId)
+      throws Exception {
     String sentinelId = awaitConsumedAfter(paymentId);
     try (TopicReader webhooks = new TopicReader(webhookTopic)) {
-      assertThat(webhooks.readAll(paymentId)).extracting(r -> header(r, "Idempotency-Key")).containsExactly(sentinelId);
+      assertThat(webhooks.readAll(paymentId))
+          .extracting(r -> header(r, "Idempotency-Key"))
+          .containsExactly(sentinelId);
     }
     assertThat(inboxStatus(ProviderWebhookHandler.OPERATION, refusedEventId)).isEmpty();
-    assertThat(inboxOutcome(ProviderWebhookHandler.OPERATION, sentinelId).orElseThrow()).contains("unknown_payment");
+    assertThat(inboxOutcome(ProviderWebhookHandler.OPERATION, sentinelId).orElseThrow())
+        .contains("unknown_payment");
   }
 
   /**
-   * Sends a harmless valid webhook keyed by this payment (another charge id, so it is rejected)
-   * and waits until the consumer stored its outcome: everything on the partition before it has been
+   * Sends a harmless valid webhook keyed by this payment (another charge id, so it is rejected) and
+   * waits until the consumer stored its outcome: everything on the partition before it has been
    * consumed by then. Returns its event id.
    */
   private static String awaitConsumedAfter(String paymentId) throws Exception {
     String sentinelId = "evt_sentinel_" + shortId();
-    byte[] sentinel = webhookBody(sentinelId, "charge.succeeded", paymentId, "ch_sentinel_" + shortId(), 2500);
-    assertThat(postWebhook(sentinel, SIGNER.sign(sentinel, Instant.now())).statusCode()).isEqualTo(200);
-    awaitTrue(() -> inboxStatus(ProviderWebhookHandler.OPERATION, sentinelId).isPresent(), "sentinel webhook consumed");
+    byte[] sentinel =
+        webhookBody(sentinelId, "charge.succeeded", paymentId, "ch_sentinel_" + shortId(), 2500);
+    assertThat(postWebhook(sentinel, SIGNER.sign(sentinel, Instant.now())).statusCode())
+        .isEqualTo(200);
+    awaitTrue(
+        () -> inboxStatus(ProviderWebhookHandler.OPERATION, sentinelId).isPresent(),
+        "sentinel webhook consumed");
     return sentinelId;
   }
 
@@ -385,13 +441,18 @@ class PaymentFlowIT {
    * event (the relay is at-least-once; repeats would carry the same id and be absorbed downstream).
    */
   private static ConsumerRecord<String, byte[]> onlyResult(String orderId) throws Exception {
-    assertThat(count("SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?", orderId))
+    assertThat(
+            count(
+                "SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?",
+                orderId))
         .isEqualTo(1);
     OutboxRelay relay = app.getBean(OutboxRelay.class);
     awaitTrue(() -> relay.lag().unpublishedRows() == 0, "outbox relayed");
     try (TopicReader results = new TopicReader(resultTopic)) {
-      List<ConsumerRecord<String, byte[]>> records = results.readUntil(orderId, r -> !r.isEmpty(), WAIT);
-      assertThat(records).extracting(r -> header(r, "Idempotency-Key"))
+      List<ConsumerRecord<String, byte[]>> records =
+          results.readUntil(orderId, r -> !r.isEmpty(), WAIT);
+      assertThat(records)
+          .extracting(r -> header(r, "Idempotency-Key"))
           .containsOnly(header(records.get(0), "Idempotency-Key"));
       return records.get(0);
     }
@@ -421,7 +482,8 @@ class PaymentFlowIT {
     producer.send(record).get();
   }
 
-  private static byte[] webhookBody(String eventId, String type, String paymentId, String chargeId, long amountCents)
+  private static byte[] webhookBody(
+      String eventId, String type, String paymentId, String chargeId, long amountCents)
       throws IOException {
     ObjectNode event = JSON.createObjectNode();
     event.put("id", eventId);
@@ -448,16 +510,22 @@ class PaymentFlowIT {
 
   private static void awaitStatus(String paymentId, String status) throws InterruptedException {
     awaitTrue(
-        () -> text("SELECT status FROM payments WHERE payment_id = ?", paymentId).equals(Optional.of(status)),
+        () ->
+            text("SELECT status FROM payments WHERE payment_id = ?", paymentId)
+                .equals(Optional.of(status)),
         paymentId + " " + status);
   }
 
   private static Optional<String> inboxStatus(String operation, String key) {
-    return text("SELECT status FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
+    return text(
+        "SELECT status FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
   }
 
   private static Optional<String> inboxOutcome(String operation, String key) {
-    return text("SELECT outcome_body::text FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
+    return text(
+        "SELECT outcome_body::text FROM inbox WHERE operation = ? AND idempotency_key = ?",
+        operation,
+        key);
   }
 
   private static int count(String sql, String... parameters) {
@@ -482,7 +550,8 @@ class PaymentFlowIT {
     return UUID.randomUUID().toString().substring(0, 8);
   }
 
-  private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
     Instant deadline = Instant.now().plus(WAIT);
     while (!condition.getAsBoolean()) {
       if (Instant.now().isAfter(deadline)) {

@@ -56,9 +56,9 @@ class PaymentSchemaIT {
    * Instances of the service deployed together onto a new database (with the framework's own
    * migration switched off, or run elsewhere) migrate the payment tables at once, through Spring
    * Boot's Flyway with the service's spring.flyway settings. Without the starter's locked migration
-   * strategy, rounds failed with "Unable to baseline schema history table ... as it already
-   * exists, and is empty"; hence 20 rounds, each on a database of its own, with the instances
-   * released together just before they migrate.
+   * strategy, rounds failed with "Unable to baseline schema history table ... as it already exists,
+   * and is empty"; hence 20 rounds, each on a database of its own, with the instances released
+   * together just before they migrate.
    */
   @RepeatedTest(20)
   void instancesMigratingANewDatabaseAtOnceAllStartAndApplyEachMigrationOnce() throws Exception {
@@ -68,7 +68,8 @@ class PaymentSchemaIT {
       try {
         List<Future<?>> starts =
             IntStream.range(0, INSTANCES)
-                .<Future<?>>mapToObj(i -> threads.submit(() -> start(database, beforeMigrating).close()))
+                .<Future<?>>mapToObj(
+                    i -> threads.submit(() -> start(database, beforeMigrating).close()))
                 .toList();
         for (Future<?> start : starts) {
           start.get();
@@ -86,7 +87,8 @@ class PaymentSchemaIT {
   @EnableAutoConfiguration
   static class ServiceSchemaOnly {}
 
-  private static ConfigurableApplicationContext start(Database database, CyclicBarrier beforeMigrating) {
+  private static ConfigurableApplicationContext start(
+      Database database, CyclicBarrier beforeMigrating) {
     FlywayConfigurationCustomizer startTogether =
         configuration -> {
           try {
@@ -98,7 +100,8 @@ class PaymentSchemaIT {
     // Command-line arguments: they outrank the service's application.properties.
     return new SpringApplicationBuilder(ServiceSchemaOnly.class)
         .web(WebApplicationType.NONE)
-        .initializers(context -> context.getBeanFactory().registerSingleton("startTogether", startTogether))
+        .initializers(
+            context -> context.getBeanFactory().registerSingleton("startTogether", startTogether))
         .run(
             "--spring.datasource.url=" + database.jdbcUrl(),
             "--spring.datasource.username=" + database.username(),

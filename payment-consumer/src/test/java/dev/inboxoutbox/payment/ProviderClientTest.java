@@ -3,10 +3,10 @@ package dev.inboxoutbox.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inboxoutbox.consumer.RetryLaterException;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import java.net.ServerSocket;
 import java.net.URI;
-import dev.inboxoutbox.consumer.RetryLaterException;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,7 +21,8 @@ class ProviderClientTest {
 
   @BeforeEach
   void start() {
-    provider = PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_client").build().start();
+    provider =
+        PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_client").build().start();
     client = clientFor(provider.baseUrl());
   }
 
@@ -69,11 +70,17 @@ class ProviderClientTest {
   void aReusedKeyIsRefusedForGood() throws Exception {
     client.charge("charge-pay-4", "pay-4", 100, "EUR");
     assertThatThrownBy(() -> client.charge("charge-pay-4", "pay-4", 200, "EUR"))
-        .isInstanceOfSatisfying(ChargeRefusedException.class, refused -> assertThat(refused.status()).isEqualTo(422));
+        .isInstanceOfSatisfying(
+            ChargeRefusedException.class, refused -> assertThat(refused.status()).isEqualTo(422));
   }
 
   private static ProviderClient clientFor(URI baseUrl) {
     return new ProviderClient(
-        JsonMapper.shared(), baseUrl, Duration.ofSeconds(1), Duration.ofSeconds(2), 3, Duration.ofMillis(20));
+        JsonMapper.shared(),
+        baseUrl,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        3,
+        Duration.ofMillis(20));
   }
 }

@@ -30,8 +30,10 @@ final class TopicReader implements AutoCloseable {
     this.consumer =
         new KafkaConsumer<>(
             Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, DevStack.shared().kafka().bootstrapServers(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false"),
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                DevStack.shared().kafka().bootstrapServers(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                "false"),
             new StringDeserializer(),
             new ByteArrayDeserializer());
   }
@@ -47,7 +49,8 @@ final class TopicReader implements AutoCloseable {
     Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     Instant deadline = Instant.now().plusSeconds(10);
-    while (partitions.stream().anyMatch(partition -> consumer.position(partition) < end.get(partition))) {
+    while (partitions.stream()
+        .anyMatch(partition -> consumer.position(partition) < end.get(partition))) {
       if (Instant.now().isAfter(deadline)) {
         throw new AssertionError("could not read " + topic + " to its end offsets " + end);
       }
@@ -64,7 +67,15 @@ final class TopicReader implements AutoCloseable {
     List<ConsumerRecord<String, byte[]>> records = readAll(key);
     while (!done.test(records)) {
       if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("gave up after " + timeout + " with " + records.size() + " records keyed " + key + " on " + topic);
+        throw new AssertionError(
+            "gave up after "
+                + timeout
+                + " with "
+                + records.size()
+                + " records keyed "
+                + key
+                + " on "
+                + topic);
       }
       Thread.sleep(100);
       records = readAll(key);

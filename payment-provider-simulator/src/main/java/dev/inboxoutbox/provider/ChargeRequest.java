@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The parameters of {@code POST /v1/charges}. Two requests under one idempotency key are "the
- * same" when these values are equal, whatever the JSON spacing or field order, which is how Stripe
+ * The parameters of {@code POST /v1/charges}. Two requests under one idempotency key are "the same"
+ * when these values are equal, whatever the JSON spacing or field order, which is how Stripe
  * compares parameters.
  */
 record ChargeRequest(String paymentId, long amountCents, String currency) {
@@ -48,17 +48,26 @@ record ChargeRequest(String paymentId, long amountCents, String currency) {
       }
     }
     JsonNode paymentId = root.get("paymentId");
-    if (paymentId == null || !paymentId.isTextual() || paymentId.asText().isBlank()
+    if (paymentId == null
+        || !paymentId.isTextual()
+        || paymentId.asText().isBlank()
         || paymentId.asText().length() > 255) {
-      throw new InvalidChargeRequestException("paymentId must be a non-blank string of at most 255 characters");
+      throw new InvalidChargeRequestException(
+          "paymentId must be a non-blank string of at most 255 characters");
     }
     JsonNode amount = root.get("amountCents");
-    if (amount == null || !amount.isIntegralNumber() || !amount.canConvertToLong() || amount.asLong() <= 0) {
+    if (amount == null
+        || !amount.isIntegralNumber()
+        || !amount.canConvertToLong()
+        || amount.asLong() <= 0) {
       throw new InvalidChargeRequestException("amountCents must be a positive integer");
     }
     JsonNode currency = root.get("currency");
-    if (currency == null || !currency.isTextual() || !CURRENCY.matcher(currency.asText()).matches()) {
-      throw new InvalidChargeRequestException("currency must be a three-letter ISO code in capitals");
+    if (currency == null
+        || !currency.isTextual()
+        || !CURRENCY.matcher(currency.asText()).matches()) {
+      throw new InvalidChargeRequestException(
+          "currency must be a three-letter ISO code in capitals");
     }
     return new ChargeRequest(paymentId.asText(), amount.asLong(), currency.asText());
   }

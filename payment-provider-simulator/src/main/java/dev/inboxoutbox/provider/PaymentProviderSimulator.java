@@ -128,12 +128,19 @@ public final class PaymentProviderSimulator implements AutoCloseable {
     server.setExecutor(requestThreads);
     server.createContext("/v1/charges", exchange -> serve(exchange, this::charges));
     server.createContext("/v1/ledger", exchange -> serve(exchange, this::ledgerEndpoint));
-    server.createContext("/", exchange -> serve(exchange, e -> respond(e, 404, error("not_found", "no such endpoint"))));
+    server.createContext(
+        "/",
+        exchange -> serve(exchange, e -> respond(e, 404, error("not_found", "no such endpoint"))));
     server.start();
     log.info(
         "payment provider simulator on port {}; webhooks to {} (duplicate share {}, delay {}-{} ms, failure share {}, seed {})",
-        port(), webhooks.target(), settings.duplicateShare, settings.delayMin.toMillis(),
-        settings.delayMax.toMillis(), settings.failureShare, settings.seed);
+        port(),
+        webhooks.target(),
+        settings.duplicateShare,
+        settings.delayMin.toMillis(),
+        settings.delayMax.toMillis(),
+        settings.failureShare,
+        settings.seed);
     return this;
   }
 
@@ -210,17 +217,28 @@ public final class PaymentProviderSimulator implements AutoCloseable {
       return;
     }
     if (outage) {
-      respond(exchange, 503, error("provider_unavailable", "the provider is unavailable; retry later"));
+      respond(
+          exchange, 503, error("provider_unavailable", "the provider is unavailable; retry later"));
       return;
     }
     String key = exchange.getRequestHeaders().getFirst(IDEMPOTENCY_KEY_HEADER);
     if (key == null || key.isBlank()) {
-      respond(exchange, 400, error("idempotency_key_missing", "the Idempotency-Key header is required"));
+      respond(
+          exchange,
+          400,
+          error("idempotency_key_missing", "the Idempotency-Key header is required"));
       return;
     }
     if (key.length() > MAX_IDEMPOTENCY_KEY_LENGTH) {
-      respond(exchange, 400, error("idempotency_key_too_long",
-          "Idempotency-Key has " + key.length() + " characters; at most " + MAX_IDEMPOTENCY_KEY_LENGTH));
+      respond(
+          exchange,
+          400,
+          error(
+              "idempotency_key_too_long",
+              "Idempotency-Key has "
+                  + key.length()
+                  + " characters; at most "
+                  + MAX_IDEMPOTENCY_KEY_LENGTH));
       return;
     }
     byte[] body = readBody(exchange);
@@ -246,10 +264,20 @@ public final class PaymentProviderSimulator implements AutoCloseable {
       exchange.getResponseHeaders().set(REPLAYED_HEADER, "true");
       respond(exchange, 200, stored.response());
     } else {
-      respond(exchange, 422, error("idempotency_key_reused",
-          "Idempotency-Key " + key + " was used for other parameters (payment "
-              + stored.request().paymentId() + ", " + stored.request().amountCents() + " "
-              + stored.request().currency() + ")"));
+      respond(
+          exchange,
+          422,
+          error(
+              "idempotency_key_reused",
+              "Idempotency-Key "
+                  + key
+                  + " was used for other parameters (payment "
+                  + stored.request().paymentId()
+                  + ", "
+                  + stored.request().amountCents()
+                  + " "
+                  + stored.request().currency()
+                  + ")"));
     }
   }
 
@@ -324,7 +352,9 @@ public final class PaymentProviderSimulator implements AutoCloseable {
     respond(exchange, 200, json.writeValueAsBytes(root));
   }
 
-  /** A number in [0, 1) fixed by the seed and the key, so a key's fate does not depend on timing. */
+  /**
+   * A number in [0, 1) fixed by the seed and the key, so a key's fate does not depend on timing.
+   */
   private double unitFraction(String purpose, String key) {
     byte[] digest = digest(purpose, key);
     long bits = ByteBuffer.wrap(digest).getLong() >>> 11;
@@ -428,7 +458,9 @@ public final class PaymentProviderSimulator implements AutoCloseable {
       return this;
     }
 
-    /** Where webhooks go; without one they wait (and retry) until {@code webhookUrl(URI)} is set. */
+    /**
+     * Where webhooks go; without one they wait (and retry) until {@code webhookUrl(URI)} is set.
+     */
     public Builder webhookUrl(URI webhookUrl) {
       this.webhookUrl = webhookUrl;
       return this;
@@ -444,7 +476,9 @@ public final class PaymentProviderSimulator implements AutoCloseable {
       return this;
     }
 
-    /** Share of charges that fail (status {@code failed}, webhook {@code charge.failed}), 0 to 1. */
+    /**
+     * Share of charges that fail (status {@code failed}, webhook {@code charge.failed}), 0 to 1.
+     */
     public Builder failureShare(double share) {
       this.failureShare = share(share, "failureShare");
       return this;

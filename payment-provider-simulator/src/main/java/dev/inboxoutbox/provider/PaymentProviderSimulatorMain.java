@@ -50,7 +50,8 @@ public final class PaymentProviderSimulatorMain {
       configured = build(options);
     } catch (IllegalArgumentException | IllegalStateException e) {
       System.err.println(e.getMessage());
-      System.err.println("options: " + String.join(", ", DEFAULTS.keySet().stream().map(o -> "--" + o).toList()));
+      System.err.println(
+          "options: " + String.join(", ", DEFAULTS.keySet().stream().map(o -> "--" + o).toList()));
       System.exit(2);
       return;
     }
@@ -64,18 +65,26 @@ public final class PaymentProviderSimulatorMain {
                   stopped.countDown();
                 },
                 "provider-shutdown"));
-    System.out.println("payment provider simulator listening on " + simulator.baseUrl()
-        + "; webhooks to " + options.get("webhook-url") + "; Ctrl-C stops it");
+    System.out.println(
+        "payment provider simulator listening on "
+            + simulator.baseUrl()
+            + "; webhooks to "
+            + options.get("webhook-url")
+            + "; Ctrl-C stops it");
     stopped.await();
   }
 
   /** Options over environment over defaults; unknown options are refused. */
   static Map<String, String> settings(String[] args, Map<String, String> environment) {
     Map<String, String> settings = new LinkedHashMap<>();
-    DEFAULTS.forEach((name, fallback) -> {
-      String fromEnvironment = environment.get("PROVIDER_" + name.toUpperCase(Locale.ROOT).replace('-', '_'));
-      settings.put(name, fromEnvironment == null || fromEnvironment.isBlank() ? fallback : fromEnvironment);
-    });
+    DEFAULTS.forEach(
+        (name, fallback) -> {
+          String fromEnvironment =
+              environment.get("PROVIDER_" + name.toUpperCase(Locale.ROOT).replace('-', '_'));
+          settings.put(
+              name,
+              fromEnvironment == null || fromEnvironment.isBlank() ? fallback : fromEnvironment);
+        });
     for (String arg : args) {
       int equals = arg.indexOf('=');
       if (!arg.startsWith("--") || equals < 0) {

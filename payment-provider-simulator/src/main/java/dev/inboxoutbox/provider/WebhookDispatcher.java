@@ -104,14 +104,20 @@ final class WebhookDispatcher implements AutoCloseable {
 
   WebhookStats stats() {
     return new WebhookStats(
-        events.get(), duplicates.get(), attempts.get(), deliveries.get(), retries.get(), pending.get());
+        events.get(),
+        duplicates.get(),
+        attempts.get(),
+        deliveries.get(),
+        retries.get(),
+        pending.get());
   }
 
   private void schedule(WebhookEvent event, int failedAttempts, Duration delay) {
     if (executor.isShutdown()) {
       return;
     }
-    executor.schedule(() -> attempt(event, failedAttempts), delay.toMillis(), TimeUnit.MILLISECONDS);
+    executor.schedule(
+        () -> attempt(event, failedAttempts), delay.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void attempt(WebhookEvent event, int failedAttempts) {
@@ -147,7 +153,12 @@ final class WebhookDispatcher implements AutoCloseable {
     }
     retries.incrementAndGet();
     Duration backoff = backoff(failedAttempts);
-    log.debug("webhook {} ({}) not delivered: {}; retrying in {} ms", event.id(), event.type(), failure, backoff.toMillis());
+    log.debug(
+        "webhook {} ({}) not delivered: {}; retrying in {} ms",
+        event.id(),
+        event.type(),
+        failure,
+        backoff.toMillis());
     schedule(event, failedAttempts + 1, backoff);
   }
 

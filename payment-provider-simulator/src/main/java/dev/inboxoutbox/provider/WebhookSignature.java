@@ -19,11 +19,11 @@ import javax.crypto.spec.SecretKeySpec;
  * seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>}. The provider signs with it, receivers
  * verify with it.
  *
- * <p>The timestamp is inside the signed text, so an attacker who captured one delivery cannot replay
- * it later: verification refuses timestamps further than the tolerance from now. Signatures are
- * compared in constant time so response timing tells nothing about how many bytes matched. Several
- * {@code v1} entries are accepted (any one may match), which lets a sender sign with an old and a
- * new secret while they are rotated.
+ * <p>The timestamp is inside the signed text, so an attacker who captured one delivery cannot
+ * replay it later: verification refuses timestamps further than the tolerance from now. Signatures
+ * are compared in constant time so response timing tells nothing about how many bytes matched.
+ * Several {@code v1} entries are accepted (any one may match), which lets a sender sign with an old
+ * and a new secret while they are rotated.
  */
 public final class WebhookSignature {
 
@@ -45,7 +45,9 @@ public final class WebhookSignature {
     MALFORMED,
     /** No {@code v1} matches the body: tampered body, wrong secret or forged header. */
     MISMATCH,
-    /** Correctly signed, but the timestamp is outside the tolerance: a replayed or delayed delivery. */
+    /**
+     * Correctly signed, but the timestamp is outside the tolerance: a replayed or delayed delivery.
+     */
     STALE;
 
     public boolean isValid() {

@@ -21,15 +21,18 @@ import org.junit.jupiter.api.Test;
 
 class ChargesApiTest {
 
-  private static final String BODY = "{\"paymentId\":\"pay-o-1\",\"amountCents\":2500,\"currency\":\"EUR\"}";
+  private static final String BODY =
+      "{\"paymentId\":\"pay-o-1\",\"amountCents\":2500,\"currency\":\"EUR\"}";
 
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final ObjectMapper json = new ObjectMapper();
   private PaymentProviderSimulator provider;
 
   @BeforeEach
   void start() {
-    provider = PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_test").build().start();
+    provider =
+        PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_test").build().start();
   }
 
   @AfterEach
@@ -51,9 +54,12 @@ class ChargesApiTest {
 
     // Re-serialised by the client with other spacing and field order: still the same request.
     HttpResponse<String> replay =
-        charge("charge-pay-o-1", "{ \"currency\": \"EUR\", \"amountCents\": 2500, \"paymentId\": \"pay-o-1\" }");
+        charge(
+            "charge-pay-o-1",
+            "{ \"currency\": \"EUR\", \"amountCents\": 2500, \"paymentId\": \"pay-o-1\" }");
     assertThat(replay.statusCode()).isEqualTo(200);
-    assertThat(replay.headers().firstValue(PaymentProviderSimulator.REPLAYED_HEADER)).contains("true");
+    assertThat(replay.headers().firstValue(PaymentProviderSimulator.REPLAYED_HEADER))
+        .contains("true");
     assertThat(replay.body()).isEqualTo(first.body());
 
     assertThat(provider.ledger()).hasSize(1);
@@ -69,30 +75,47 @@ class ChargesApiTest {
     assertThat(charge("k-1", BODY).statusCode()).isEqualTo(201);
     HttpResponse<String> reused = charge("k-1", BODY.replace("2500", "2600"));
     assertThat(reused.statusCode()).isEqualTo(422);
-    assertThat(json.readTree(reused.body()).get("error").asText()).isEqualTo("idempotency_key_reused");
+    assertThat(json.readTree(reused.body()).get("error").asText())
+        .isEqualTo("idempotency_key_reused");
     assertThat(provider.ledger()).hasSize(1);
     assertThat(provider.ledger().get(0).amountCents()).isEqualTo(2500);
   }
 
   @Test
   void aMissingBlankOrTooLongKeyIs400() throws Exception {
-    HttpResponse<String> missing = send(HttpRequest.newBuilder(uri("/v1/charges"))
-        .POST(HttpRequest.BodyPublishers.ofString(BODY)).build());
+    HttpResponse<String> missing =
+        send(
+            HttpRequest.newBuilder(uri("/v1/charges"))
+                .POST(HttpRequest.BodyPublishers.ofString(BODY))
+                .build());
     assertThat(missing.statusCode()).isEqualTo(400);
-    assertThat(json.readTree(missing.body()).get("error").asText()).isEqualTo("idempotency_key_missing");
+    assertThat(json.readTree(missing.body()).get("error").asText())
+        .isEqualTo("idempotency_key_missing");
     assertThat(charge(" ", BODY).statusCode()).isEqualTo(400);
     HttpResponse<String> tooLong = charge("k".repeat(256), BODY);
     assertThat(tooLong.statusCode()).isEqualTo(400);
-    assertThat(json.readTree(tooLong.body()).get("error").asText()).isEqualTo("idempotency_key_too_long");
+    assertThat(json.readTree(tooLong.body()).get("error").asText())
+        .isEqualTo("idempotency_key_too_long");
     assertThat(charge("k".repeat(255), BODY).statusCode()).isEqualTo(201);
     assertThat(provider.ledger()).hasSize(1);
   }
 
   @Test
   void anInvalidBodyIs400AndLeavesTheKeyUsable() throws Exception {
-    assertThat(charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":-5,\"currency\":\"EUR\"}").statusCode()).isEqualTo(400);
-    assertThat(charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":5,\"currency\":\"euro\"}").statusCode()).isEqualTo(400);
-    assertThat(charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":5,\"currency\":\"EUR\",\"tip\":1}").statusCode()).isEqualTo(400);
+    assertThat(
+            charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":-5,\"currency\":\"EUR\"}")
+                .statusCode())
+        .isEqualTo(400);
+    assertThat(
+            charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":5,\"currency\":\"euro\"}")
+                .statusCode())
+        .isEqualTo(400);
+    assertThat(
+            charge(
+                    "k-2",
+                    "{\"paymentId\":\"pay-1\",\"amountCents\":5,\"currency\":\"EUR\",\"tip\":1}")
+                .statusCode())
+        .isEqualTo(400);
     assertThat(charge("k-2", "not json").statusCode()).isEqualTo(400);
     assertThat(provider.ledger()).isEmpty();
     assertThat(charge("k-2", BODY).statusCode()).isEqualTo(201);
@@ -106,10 +129,12 @@ class ChargesApiTest {
       CountDownLatch go = new CountDownLatch(1);
       List<Future<HttpResponse<String>>> calls = new ArrayList<>();
       for (int i = 0; i < callers; i++) {
-        calls.add(pool.submit(() -> {
-          go.await();
-          return charge("charge-pay-race", BODY);
-        }));
+        calls.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return charge("charge-pay-race", BODY);
+                }));
       }
       go.countDown();
       List<HttpResponse<String>> responses = new ArrayList<>();
@@ -133,17 +158,22 @@ class ChargesApiTest {
         PaymentProviderSimulator sameSeed = simulatorWithHalfFailing(7)) {
       for (int i = 0; i < 40; i++) {
         String body = BODY.replace("pay-o-1", "pay-" + i);
-        String status = json.readTree(charge(flaky, "key-" + i, body).body()).get("status").asText();
+        String status =
+            json.readTree(charge(flaky, "key-" + i, body).body()).get("status").asText();
         statuses.add(status);
-        assertThat(json.readTree(charge(flaky, "key-" + i, body).body()).get("status").asText()).isEqualTo(status);
-        assertThat(json.readTree(charge(sameSeed, "key-" + i, body).body()).get("status").asText()).isEqualTo(status);
+        assertThat(json.readTree(charge(flaky, "key-" + i, body).body()).get("status").asText())
+            .isEqualTo(status);
+        assertThat(json.readTree(charge(sameSeed, "key-" + i, body).body()).get("status").asText())
+            .isEqualTo(status);
       }
       assertThat(statuses).contains("failed", "succeeded");
       for (int i = 0; i < 40; i++) {
         assertThat(flaky.outcomeFor("key-" + i).wireName()).isEqualTo(statuses.get(i));
       }
       assertThat(flaky.ledger()).extracting(LedgerEntry::status).contains(ChargeStatus.FAILED);
-      assertThat(flaky.webhookEvents()).extracting(WebhookEvent::type).contains("charge.failed", "charge.succeeded");
+      assertThat(flaky.webhookEvents())
+          .extracting(WebhookEvent::type)
+          .contains("charge.failed", "charge.succeeded");
     }
   }
 
@@ -157,8 +187,17 @@ class ChargesApiTest {
     assertThat(charges).hasSize(2);
     assertThat(charges.get(0).get("idempotencyKey").asText()).isEqualTo("k-a");
     assertThat(charges.get(1).get("paymentId").asText()).isEqualTo("pay-o-2");
-    assertThat(charges.get(0).get("chargeId").asText()).isEqualTo(provider.ledger().get(0).chargeId());
-    for (String field : List.of("chargeId", "paymentId", "amountCents", "currency", "status", "idempotencyKey", "createdAt")) {
+    assertThat(charges.get(0).get("chargeId").asText())
+        .isEqualTo(provider.ledger().get(0).chargeId());
+    for (String field :
+        List.of(
+            "chargeId",
+            "paymentId",
+            "amountCents",
+            "currency",
+            "status",
+            "idempotencyKey",
+            "createdAt")) {
       assertThat(charges.get(0).has(field)).as(field).isTrue();
     }
   }
@@ -174,27 +213,41 @@ class ChargesApiTest {
 
   @Test
   void unknownPathsAndMethodsAreRefused() throws Exception {
-    assertThat(send(HttpRequest.newBuilder(uri("/v1/refunds")).GET().build()).statusCode()).isEqualTo(404);
-    assertThat(send(HttpRequest.newBuilder(uri("/v1/charges")).GET().build()).statusCode()).isEqualTo(405);
-    assertThat(send(HttpRequest.newBuilder(uri("/v1/ledger"))
-        .POST(HttpRequest.BodyPublishers.noBody()).build()).statusCode()).isEqualTo(405);
+    assertThat(send(HttpRequest.newBuilder(uri("/v1/refunds")).GET().build()).statusCode())
+        .isEqualTo(404);
+    assertThat(send(HttpRequest.newBuilder(uri("/v1/charges")).GET().build()).statusCode())
+        .isEqualTo(405);
+    assertThat(
+            send(HttpRequest.newBuilder(uri("/v1/ledger"))
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build())
+                .statusCode())
+        .isEqualTo(405);
   }
 
   private PaymentProviderSimulator simulatorWithHalfFailing(long seed) {
-    return PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_test").failureShare(0.5).seed(seed).build().start();
+    return PaymentProviderSimulator.builder()
+        .port(0)
+        .webhookSecret("whsec_test")
+        .failureShare(0.5)
+        .seed(seed)
+        .build()
+        .start();
   }
 
-  private HttpResponse<String> charge(String key, String body) throws IOException, InterruptedException {
+  private HttpResponse<String> charge(String key, String body)
+      throws IOException, InterruptedException {
     return charge(provider, key, body);
   }
 
   private HttpResponse<String> charge(PaymentProviderSimulator target, String key, String body)
       throws IOException, InterruptedException {
-    return send(HttpRequest.newBuilder(target.baseUrl().resolve("/v1/charges"))
-        .header("Idempotency-Key", key)
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body))
-        .build());
+    return send(
+        HttpRequest.newBuilder(target.baseUrl().resolve("/v1/charges"))
+            .header("Idempotency-Key", key)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build());
   }
 
   private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {

@@ -13,7 +13,13 @@ class PaymentProviderSimulatorMainTest {
     Map<String, String> settings =
         PaymentProviderSimulatorMain.settings(
             new String[] {"--port=9000", "--webhook-url=http://payments:8082/webhooks/provider"},
-            Map.of("PROVIDER_PORT", "8500", "PROVIDER_WEBHOOK_SECRET", "whsec_env", "PROVIDER_DUPLICATE_SHARE", "0.5"));
+            Map.of(
+                "PROVIDER_PORT",
+                "8500",
+                "PROVIDER_WEBHOOK_SECRET",
+                "whsec_env",
+                "PROVIDER_DUPLICATE_SHARE",
+                "0.5"));
     assertThat(settings)
         .containsEntry("port", "9000")
         .containsEntry("webhook-secret", "whsec_env")
@@ -26,17 +32,21 @@ class PaymentProviderSimulatorMainTest {
   @Test
   void theSettingsBuildARunnableSimulator() {
     Map<String, String> settings =
-        PaymentProviderSimulatorMain.settings(new String[] {"--port=0", "--failure-share=0"}, Map.of());
-    try (PaymentProviderSimulator simulator = PaymentProviderSimulatorMain.build(settings).start()) {
+        PaymentProviderSimulatorMain.settings(
+            new String[] {"--port=0", "--failure-share=0"}, Map.of());
+    try (PaymentProviderSimulator simulator =
+        PaymentProviderSimulatorMain.build(settings).start()) {
       assertThat(simulator.port()).isPositive();
     }
   }
 
   @Test
   void unknownOptionsAndBadValuesAreRefused() {
-    assertThatThrownBy(() -> PaymentProviderSimulatorMain.settings(new String[] {"--prot=1"}, Map.of()))
+    assertThatThrownBy(
+            () -> PaymentProviderSimulatorMain.settings(new String[] {"--prot=1"}, Map.of()))
         .hasMessageContaining("unknown option --prot");
-    assertThatThrownBy(() -> PaymentProviderSimulatorMain.settings(new String[] {"port=1"}, Map.of()))
+    assertThatThrownBy(
+            () -> PaymentProviderSimulatorMain.settings(new String[] {"port=1"}, Map.of()))
         .hasMessageContaining("--name=value");
     Map<String, String> badShare =
         PaymentProviderSimulatorMain.settings(new String[] {"--duplicate-share=2"}, Map.of());

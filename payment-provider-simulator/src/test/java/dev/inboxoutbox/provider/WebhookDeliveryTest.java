@@ -27,7 +27,8 @@ class WebhookDeliveryTest {
   private static final String SECRET = "whsec_deliveries";
   private static final Duration WAIT = Duration.ofSeconds(10);
 
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final ObjectMapper json = new ObjectMapper();
   private WebhookReceiver receiver;
   private PaymentProviderSimulator provider;
@@ -51,21 +52,27 @@ class WebhookDeliveryTest {
     String chargeId = charge("charge-pay-o-1", "pay-o-1", 2500);
 
     Attempt delivery = receiver.awaitAttempts(a -> a.size() == 1, WAIT).get(0);
-    assertThat(new WebhookSignature(SECRET).verify(delivery.signature(), delivery.bodyBytes(), Instant.now()))
+    assertThat(
+            new WebhookSignature(SECRET)
+                .verify(delivery.signature(), delivery.bodyBytes(), Instant.now()))
         .isEqualTo(Verification.VALID);
     JsonNode event = json.readTree(delivery.body());
     assertThat(event.get("id").asText()).startsWith("evt_");
     assertThat(event.get("type").asText()).isEqualTo("charge.succeeded");
-    assertThat(event.get("created").asLong()).isCloseTo(Instant.now().getEpochSecond(), offset(60L));
+    assertThat(event.get("created").asLong())
+        .isCloseTo(Instant.now().getEpochSecond(), offset(60L));
     JsonNode data = event.get("data");
     assertThat(data.get("chargeId").asText()).isEqualTo(chargeId);
     assertThat(data.get("paymentId").asText()).isEqualTo("pay-o-1");
     assertThat(data.get("amountCents").asLong()).isEqualTo(2500);
     assertThat(data.get("currency").asText()).isEqualTo("EUR");
-    assertThat(provider.webhookEvents()).singleElement().satisfies(e -> {
-      assertThat(e.id()).isEqualTo(event.get("id").asText());
-      assertThat(e.body()).isEqualTo(delivery.body());
-    });
+    assertThat(provider.webhookEvents())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.id()).isEqualTo(event.get("id").asText());
+              assertThat(e.body()).isEqualTo(delivery.body());
+            });
 
     // A replayed request schedules no second webhook.
     charge("charge-pay-o-1", "pay-o-1", 2500);
@@ -94,7 +101,10 @@ class WebhookDeliveryTest {
         deliveries.stream().collect(Collectors.groupingBy(this::eventId, Collectors.counting()));
     assertThat(copiesById).hasSize(5).allSatisfy((id, copies) -> assertThat(copies).isEqualTo(2));
     Map<String, List<String>> bodiesById =
-        deliveries.stream().collect(Collectors.groupingBy(this::eventId, Collectors.mapping(Attempt::body, Collectors.toList())));
+        deliveries.stream()
+            .collect(
+                Collectors.groupingBy(
+                    this::eventId, Collectors.mapping(Attempt::body, Collectors.toList())));
     bodiesById.values().forEach(bodies -> assertThat(bodies.get(0)).isEqualTo(bodies.get(1)));
     awaitStats(stats -> stats.deliveries() == 10);
     assertThat(provider.webhookStats()).isEqualTo(new WebhookStats(5, 5, 10, 10, 0, 0));
@@ -103,22 +113,32 @@ class WebhookDeliveryTest {
   @Test
   void aRefusedDeliveryIsRetriedUntilA2xxAndEveryAttemptIsSignedAfresh() throws Exception {
     receiver.refuseNext(3);
-    provider = start(PaymentProviderSimulator.builder().retryBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
+    provider =
+        start(
+            PaymentProviderSimulator.builder()
+                .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
     charge("charge-pay-r", "pay-r", 700);
     List<Attempt> attempts = receiver.awaitAttempts(a -> !receiverDelivered(a).isEmpty(), WAIT);
     assertThat(attempts).hasSize(4);
     assertThat(attempts).extracting(Attempt::answeredWith).containsExactly(500, 500, 500, 200);
     assertThat(attempts).extracting(this::eventId).containsOnly(eventId(attempts.get(0)));
     WebhookSignature verifier = new WebhookSignature(SECRET);
-    assertThat(attempts).allSatisfy(a ->
-        assertThat(verifier.verify(a.signature(), a.bodyBytes(), Instant.now())).isEqualTo(Verification.VALID));
+    assertThat(attempts)
+        .allSatisfy(
+            a ->
+                assertThat(verifier.verify(a.signature(), a.bodyBytes(), Instant.now()))
+                    .isEqualTo(Verification.VALID));
     awaitStats(stats -> stats.deliveries() == 1);
     assertThat(provider.webhookStats()).isEqualTo(new WebhookStats(1, 0, 4, 1, 3, 0));
   }
 
   @Test
   void randomDelaysReorderDeliveries() throws Exception {
-    provider = start(PaymentProviderSimulator.builder().delay(Duration.ZERO, Duration.ofMillis(400)).seed(3));
+    provider =
+        start(
+            PaymentProviderSimulator.builder()
+                .delay(Duration.ZERO, Duration.ofMillis(400))
+                .seed(3));
     for (int i = 0; i < 20; i++) {
       charge("charge-pay-o" + i, "pay-o" + i, 100);
     }
@@ -131,8 +151,13 @@ class WebhookDeliveryTest {
 
   @Test
   void webhooksWaitForAReceiverConfiguredAfterStart() throws Exception {
-    provider = PaymentProviderSimulator.builder().port(0).webhookSecret(SECRET)
-        .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(50)).build().start();
+    provider =
+        PaymentProviderSimulator.builder()
+            .port(0)
+            .webhookSecret(SECRET)
+            .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(50))
+            .build()
+            .start();
     charge("charge-pay-late", "pay-late", 100);
     Thread.sleep(200);
     assertThat(provider.webhookStats().pending()).isEqualTo(1);
@@ -171,14 +196,21 @@ class WebhookDeliveryTest {
     }
   }
 
-  private String charge(String key, String paymentId, long amountCents) throws IOException, InterruptedException {
-    HttpResponse<String> response = http.send(
-        HttpRequest.newBuilder(provider.baseUrl().resolve("/v1/charges"))
-            .header("Idempotency-Key", key)
-            .POST(HttpRequest.BodyPublishers.ofString(
-                "{\"paymentId\":\"" + paymentId + "\",\"amountCents\":" + amountCents + ",\"currency\":\"EUR\"}"))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+  private String charge(String key, String paymentId, long amountCents)
+      throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(provider.baseUrl().resolve("/v1/charges"))
+                .header("Idempotency-Key", key)
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"paymentId\":\""
+                            + paymentId
+                            + "\",\"amountCents\":"
+                            + amountCents
+                            + ",\"currency\":\"EUR\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isIn(200, 201);
     return json.readTree(response.body()).get("chargeId").asText();
   }

@@ -39,15 +39,22 @@ final class WebhookReceiver implements AutoCloseable {
   WebhookReceiver() throws IOException {
     server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
     server.setExecutor(threads);
-    server.createContext("/hooks", exchange -> {
-      try (exchange; InputStream in = exchange.getRequestBody()) {
-        String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        int status = refusalsLeft.getAndUpdate(left -> Math.max(0, left - 1)) > 0 ? 500 : 200;
-        attempts.add(new Attempt(
-            exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER), body, status, Instant.now()));
-        exchange.sendResponseHeaders(status, -1);
-      }
-    });
+    server.createContext(
+        "/hooks",
+        exchange -> {
+          try (exchange;
+              InputStream in = exchange.getRequestBody()) {
+            String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            int status = refusalsLeft.getAndUpdate(left -> Math.max(0, left - 1)) > 0 ? 500 : 200;
+            attempts.add(
+                new Attempt(
+                    exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER),
+                    body,
+                    status,
+                    Instant.now()));
+            exchange.sendResponseHeaders(status, -1);
+          }
+        });
     server.start();
   }
 
@@ -69,11 +76,13 @@ final class WebhookReceiver implements AutoCloseable {
   }
 
   /** Waits until {@code done} holds for the attempts so far. */
-  List<Attempt> awaitAttempts(Predicate<List<Attempt>> done, Duration timeout) throws InterruptedException {
+  List<Attempt> awaitAttempts(Predicate<List<Attempt>> done, Duration timeout)
+      throws InterruptedException {
     Instant deadline = Instant.now().plus(timeout);
     while (!done.test(attempts())) {
       if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("gave up after " + timeout + " with " + attempts.size() + " attempts: " + attempts);
+        throw new AssertionError(
+            "gave up after " + timeout + " with " + attempts.size() + " attempts: " + attempts);
       }
       Thread.sleep(20);
     }

@@ -20,16 +20,20 @@ class WebhookSignatureTest {
   void signsTheTimestampAndBodyWithHmacSha256() {
     // Pinned with: printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac whsec_test
     assertThat(signature.sign(BODY, SIGNED_AT))
-        .isEqualTo("t=1700000000,v1=38877139021993b830af32feea6e18a8da83eb2f6e49ee50bd9e4cf4ca4d3789");
+        .isEqualTo(
+            "t=1700000000,v1=38877139021993b830af32feea6e18a8da83eb2f6e49ee50bd9e4cf4ca4d3789");
   }
 
   @Test
   void acceptsItsOwnSignatureWithinTheTolerance() {
     String header = signature.sign(BODY, SIGNED_AT);
     assertThat(signature.verify(header, BODY, SIGNED_AT)).isEqualTo(Verification.VALID);
-    assertThat(signature.verify(header, BODY, SIGNED_AT.plusSeconds(300))).isEqualTo(Verification.VALID);
-    assertThat(signature.verify(header, BODY, SIGNED_AT.minusSeconds(300))).isEqualTo(Verification.VALID);
-    String upperCaseHex = "t=1700000000,v1=" + header.substring(header.indexOf("v1=") + 3).toUpperCase();
+    assertThat(signature.verify(header, BODY, SIGNED_AT.plusSeconds(300)))
+        .isEqualTo(Verification.VALID);
+    assertThat(signature.verify(header, BODY, SIGNED_AT.minusSeconds(300)))
+        .isEqualTo(Verification.VALID);
+    String upperCaseHex =
+        "t=1700000000,v1=" + header.substring(header.indexOf("v1=") + 3).toUpperCase();
     assertThat(signature.verify(upperCaseHex, BODY, SIGNED_AT)).isEqualTo(Verification.VALID);
   }
 
@@ -49,16 +53,20 @@ class WebhookSignatureTest {
   @Test
   void refusesAShiftedTimestampBecauseItIsSigned() {
     String header = signature.sign(BODY, SIGNED_AT).replace("t=1700000000", "t=1700000100");
-    assertThat(signature.verify(header, BODY, SIGNED_AT.plusSeconds(100))).isEqualTo(Verification.MISMATCH);
+    assertThat(signature.verify(header, BODY, SIGNED_AT.plusSeconds(100)))
+        .isEqualTo(Verification.MISMATCH);
   }
 
   @Test
   void refusesStaleAndFutureTimestamps() {
     String header = signature.sign(BODY, SIGNED_AT);
-    assertThat(signature.verify(header, BODY, SIGNED_AT.plusSeconds(301))).isEqualTo(Verification.STALE);
-    assertThat(signature.verify(header, BODY, SIGNED_AT.minusSeconds(301))).isEqualTo(Verification.STALE);
+    assertThat(signature.verify(header, BODY, SIGNED_AT.plusSeconds(301)))
+        .isEqualTo(Verification.STALE);
+    assertThat(signature.verify(header, BODY, SIGNED_AT.minusSeconds(301)))
+        .isEqualTo(Verification.STALE);
     WebhookSignature strict = new WebhookSignature("whsec_test", Duration.ofSeconds(10));
-    assertThat(strict.verify(header, BODY, SIGNED_AT.plusSeconds(11))).isEqualTo(Verification.STALE);
+    assertThat(strict.verify(header, BODY, SIGNED_AT.plusSeconds(11)))
+        .isEqualTo(Verification.STALE);
   }
 
   @Test
@@ -69,7 +77,8 @@ class WebhookSignatureTest {
     assertThat(signature.verify("t=abc,v1=00", BODY, SIGNED_AT)).isEqualTo(Verification.MALFORMED);
     assertThat(signature.verify("t=1700000000", BODY, SIGNED_AT)).isEqualTo(Verification.MALFORMED);
     assertThat(signature.verify("v1=00", BODY, SIGNED_AT)).isEqualTo(Verification.MALFORMED);
-    assertThat(signature.verify("t=1700000000,v1=not-hex", BODY, SIGNED_AT)).isEqualTo(Verification.MISMATCH);
+    assertThat(signature.verify("t=1700000000,v1=not-hex", BODY, SIGNED_AT))
+        .isEqualTo(Verification.MISMATCH);
   }
 
   @Test
@@ -83,6 +92,7 @@ class WebhookSignatureTest {
   @Test
   void needsASecret() {
     assertThatThrownBy(() -> new WebhookSignature("")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new WebhookSignature(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new WebhookSignature(null))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

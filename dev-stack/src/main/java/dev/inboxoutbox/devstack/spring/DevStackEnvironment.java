@@ -20,7 +20,8 @@ import org.springframework.core.env.MapPropertySource;
 public final class DevStackEnvironment implements EnvironmentPostProcessor, Ordered {
 
   @Override
-  public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+  public void postProcessEnvironment(
+      ConfigurableEnvironment environment, SpringApplication application) {
     if (!environment.getProperty("iox.dev-stack.enabled", Boolean.class, true)
         || environment.containsProperty("spring.datasource.url")) {
       return;
@@ -29,7 +30,8 @@ public final class DevStackEnvironment implements EnvironmentPostProcessor, Orde
     String name =
         environment.getProperty(
             "iox.dev-stack.database", environment.getProperty("spring.application.name", "iox"));
-    Database database = stack.postgres().database(name.replaceAll("[^A-Za-z0-9_]", "_").toLowerCase());
+    Database database =
+        stack.postgres().database(name.replaceAll("[^A-Za-z0-9_]", "_").toLowerCase());
     Map<String, Object> properties = new HashMap<>();
     properties.put("spring.datasource.url", database.jdbcUrl());
     properties.put("spring.datasource.username", database.username());

@@ -46,7 +46,8 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
 
       @Override
       public void setReadListener(ReadListener listener) {
-        throw new UnsupportedOperationException("the body is already in memory: read it synchronously");
+        throw new UnsupportedOperationException(
+            "the body is already in memory: read it synchronously");
       }
     };
   }

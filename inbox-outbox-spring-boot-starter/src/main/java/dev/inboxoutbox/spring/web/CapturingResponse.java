@@ -5,9 +5,9 @@ import java.io.IOException;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
- * Holds an endpoint's answer until its transaction has committed: a client must never see a 201
- * for a change that then rolls back. {@code sendError} is recorded instead of committing the
- * response; {@link #release()} passes the answer on.
+ * Holds an endpoint's answer until its transaction has committed: a client must never see a 201 for
+ * a change that then rolls back. {@code sendError} is recorded instead of committing the response;
+ * {@link #release()} passes the answer on.
  */
 final class CapturingResponse extends ContentCachingResponseWrapper {
 

@@ -8,8 +8,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * {@code inbox-outbox.http.*}: how {@link IdempotentEndpoint}s read keys and replay answers, and how
- * large a request body any endpoint accepts.
+ * {@code inbox-outbox.http.*}: how {@link IdempotentEndpoint}s read keys and replay answers, and
+ * how large a request body any endpoint accepts.
  */
 @ConfigurationProperties("inbox-outbox.http")
 public class HttpIdempotencyProperties {

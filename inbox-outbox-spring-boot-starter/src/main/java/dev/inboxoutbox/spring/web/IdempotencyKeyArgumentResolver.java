@@ -25,7 +25,8 @@ final class IdempotencyKeyArgumentResolver implements HandlerMethodArgumentResol
       NativeWebRequest request,
       WebDataBinderFactory binderFactory) {
     Object claim =
-        request.getAttribute(IdempotentHandlerAdapter.CLAIM_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
+        request.getAttribute(
+            IdempotentHandlerAdapter.CLAIM_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
     if (!(claim instanceof ClaimRequest claimed)) {
       throw new IllegalStateException(
           "no claimed idempotency key: is the IdempotentHandlerAdapter registered?");

@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * The answers an {@link IdempotentEndpoint} gives on its own, as RFC 9457 problem details
- * ({@code application/problem+json}). The {@code type} URIs are stable: clients may switch on them.
+ * The answers an {@link IdempotentEndpoint} gives on its own, as RFC 9457 problem details ({@code
+ * application/problem+json}). The {@code type} URIs are stable: clients may switch on them.
  */
 enum IdempotencyProblem {
   INVALID_KEY(400, "invalid-idempotency-key", "Invalid idempotency key"),

@@ -81,8 +81,8 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
   }
 
   @Override
-  public ModelAndView handle(HttpServletRequest request, HttpServletResponse response, Object handler)
-      throws Exception {
+  public ModelAndView handle(
+      HttpServletRequest request, HttpServletResponse response, Object handler) throws Exception {
     HandlerMethod method = (HandlerMethod) handler;
     IdempotencyKey key;
     try {
@@ -116,7 +116,10 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
   }
 
   private void runClaimed(
-      ClaimRequest claim, HttpServletRequest request, HttpServletResponse response, HandlerMethod method)
+      ClaimRequest claim,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      HandlerMethod method)
       throws Exception {
     DefaultTransactionDefinition definition =
         new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -140,10 +143,11 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
         transactions.rollback(transaction);
       } else {
         Outcome outcome = StoredResponse.of(answer, properties.getReplayedHeaders()).toOutcome();
-        withConnection(connection -> {
-          inbox.complete(connection, fresh, outcome);
-          return null;
-        });
+        withConnection(
+            connection -> {
+              inbox.complete(connection, fresh, outcome);
+              return null;
+            });
         transactions.commit(transaction);
       }
     } catch (Throwable failure) {
@@ -160,23 +164,30 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
   }
 
   private CapturingResponse invoke(
-      HttpServletRequest request, HttpServletResponse response, HandlerMethod method) throws Exception {
+      HttpServletRequest request, HttpServletResponse response, HandlerMethod method)
+      throws Exception {
     CapturingResponse answer = new CapturingResponse(response);
     ModelAndView view = invoker.getObject().handle(request, answer, method);
     if (view != null) {
       throw new UnstorableResponseException(
-          method + " returned a view; an idempotent endpoint answers with a body"
-              + " (ResponseEntity or @ResponseBody)", null);
+          method
+              + " returned a view; an idempotent endpoint answers with a body"
+              + " (ResponseEntity or @ResponseBody)",
+          null);
     }
     if (request.isAsyncStarted()) {
       throw new UnstorableResponseException(
-          method + " started asynchronous processing; an idempotent endpoint answers before"
-              + " its transaction commits", null);
+          method
+              + " started asynchronous processing; an idempotent endpoint answers before"
+              + " its transaction commits",
+          null);
     }
     if (response.isCommitted()) {
       throw new UnstorableResponseException(
-          method + " sent its answer itself (sendRedirect or a flush); it is held until the"
-              + " transaction commits", null);
+          method
+              + " sent its answer itself (sendRedirect or a flush); it is held until the"
+              + " transaction commits",
+          null);
     }
     return answer;
   }
@@ -200,7 +211,8 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
   }
 
   private void inProgress(HttpServletResponse response) throws IOException {
-    response.setHeader("Retry-After", Long.toString(Math.max(1, properties.getRetryAfter().toSeconds())));
+    response.setHeader(
+        "Retry-After", Long.toString(Math.max(1, properties.getRetryAfter().toSeconds())));
     IdempotencyProblem.IN_PROGRESS.write(
         response,
         "the first request with this " + properties.getKeyHeader() + " is still being processed",
@@ -211,9 +223,11 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
    * Retention dropped the stored answer but kept the key: the request was handled, and is not run
    * again; the answer says so and how it ended.
    */
-  private static void prunedReplay(InboxEntry original, HttpServletResponse response) throws IOException {
+  private static void prunedReplay(InboxEntry original, HttpServletResponse response)
+      throws IOException {
     byte[] body =
-        ("{\"replayed\":true,\"status\":\"" + original.status().name()
+        ("{\"replayed\":true,\"status\":\""
+                + original.status().name()
                 + "\",\"detail\":\"outcome body pruned by retention\"}")
             .getBytes(StandardCharsets.UTF_8);
     response.setHeader(StoredResponse.REPLAYED_HEADER, "true");
@@ -227,7 +241,8 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
     String operation = endpoint.operation();
     if (operation.isEmpty()) {
       operation =
-          request.getMethod() + " "
+          request.getMethod()
+              + " "
               + request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
     }
     Principal principal = request.getUserPrincipal();

@@ -11,11 +11,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * Tells "the first request with this key is still running" apart without waiting for it. A claim
- * on a key that another open transaction has claimed waits on the unique index until that
- * transaction ends; for HTTP, answering 409 at once is better than holding the connection. Every
- * idempotent endpoint first takes a transaction-scoped advisory lock on its (scope, key): if
- * another request holds it, that request is in flight. The lock goes with the transaction.
+ * Tells "the first request with this key is still running" apart without waiting for it. A claim on
+ * a key that another open transaction has claimed waits on the unique index until that transaction
+ * ends; for HTTP, answering 409 at once is better than holding the connection. Every idempotent
+ * endpoint first takes a transaction-scoped advisory lock on its (scope, key): if another request
+ * holds it, that request is in flight. The lock goes with the transaction.
  */
 final class InFlightLock {
 

@@ -23,7 +23,10 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * {@code Idempotency-Key} in the application's transaction and replay stored answers.
  */
 @AutoConfiguration(
-    after = {InboxOutboxAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class})
+    after = {
+      InboxOutboxAutoConfiguration.class,
+      DataSourceTransactionManagerAutoConfiguration.class
+    })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBean({Inbox.class, DataSource.class, PlatformTransactionManager.class})

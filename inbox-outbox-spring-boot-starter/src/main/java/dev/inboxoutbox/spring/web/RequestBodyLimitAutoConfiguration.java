@@ -11,8 +11,8 @@ import org.springframework.core.Ordered;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Bounds every request body of a servlet application ({@code inbox-outbox.http.max-request-body},
- * 1 MiB by default): idempotent endpoints hash whole bodies, and an unbounded body is a heap an
+ * Bounds every request body of a servlet application ({@code inbox-outbox.http.max-request-body}, 1
+ * MiB by default): idempotent endpoints hash whole bodies, and an unbounded body is a heap an
  * attacker chooses the size of.
  */
 @AutoConfiguration

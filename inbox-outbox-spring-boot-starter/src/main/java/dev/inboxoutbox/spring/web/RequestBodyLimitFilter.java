@@ -25,14 +25,16 @@ public final class RequestBodyLimitFilter extends OncePerRequestFilter {
 
   public RequestBodyLimitFilter(long maxBytes, JsonMapper json) {
     if (maxBytes <= 0) {
-      throw new IllegalArgumentException("the request body limit must be positive; was " + maxBytes);
+      throw new IllegalArgumentException(
+          "the request body limit must be positive; was " + maxBytes);
     }
     this.maxBytes = maxBytes;
     this.json = json;
   }
 
   @Override
-  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     long declared = request.getContentLengthLong();
     if (declared > maxBytes) {
@@ -44,7 +46,8 @@ public final class RequestBodyLimitFilter extends OncePerRequestFilter {
       chain.doFilter(request, response);
       return;
     }
-    byte[] body = request.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+    byte[] body =
+        request.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
     if (body.length > maxBytes) {
       refuse(response, "more than " + maxBytes + " bytes sent");
       return;
@@ -62,8 +65,13 @@ public final class RequestBodyLimitFilter extends OncePerRequestFilter {
     problem.put("type", "about:blank");
     problem.put("title", "Content Too Large");
     problem.put("status", HttpStatus.CONTENT_TOO_LARGE.value());
-    problem.put("detail", "request body too large: " + what + "; the limit is " + maxBytes
-        + " bytes (inbox-outbox.http.max-request-body)");
+    problem.put(
+        "detail",
+        "request body too large: "
+            + what
+            + "; the limit is "
+            + maxBytes
+            + " bytes (inbox-outbox.http.max-request-body)");
     response.setStatus(HttpStatus.CONTENT_TOO_LARGE.value());
     // The rest of the body is not read: the connection cannot be reused.
     response.setHeader("Connection", "close");

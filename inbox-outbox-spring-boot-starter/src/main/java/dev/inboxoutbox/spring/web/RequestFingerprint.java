@@ -19,7 +19,9 @@ final class RequestFingerprint {
 
   private RequestFingerprint() {}
 
-  /** Throws {@link dev.inboxoutbox.inbox.InvalidPayloadException} for a JSON body that is not JSON. */
+  /**
+   * Throws {@link dev.inboxoutbox.inbox.InvalidPayloadException} for a JSON body that is not JSON.
+   */
   static RequestHash of(HttpServletRequest request, byte[] body) {
     RequestHash bodyHash =
         body.length > 0 && isJson(request.getContentType())

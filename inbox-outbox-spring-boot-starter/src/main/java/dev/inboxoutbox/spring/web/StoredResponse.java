@@ -81,11 +81,15 @@ record StoredResponse(
       return ofPlainOutcome(outcome);
     }
     Map<String, List<String>> headers = new LinkedHashMap<>();
-    envelope.path("headers").fields().forEachRemaining(header -> {
-      List<String> values = new ArrayList<>();
-      header.getValue().forEach(value -> values.add(value.asText()));
-      headers.put(header.getKey(), values);
-    });
+    envelope
+        .path("headers")
+        .fields()
+        .forEachRemaining(
+            header -> {
+              List<String> values = new ArrayList<>();
+              header.getValue().forEach(value -> values.add(value.asText()));
+              headers.put(header.getKey(), values);
+            });
     byte[] body =
         envelope.has("base64")
             ? Base64.getDecoder().decode(envelope.get("base64").asText())
@@ -109,9 +113,10 @@ record StoredResponse(
     contentType.ifPresent(type -> envelope.put("contentType", type));
     ObjectNode storedHeaders = envelope.putObject("headers");
     headers.forEach((name, values) -> values.forEach(storedHeaders.withArray(name)::add));
-    textOf(body).ifPresentOrElse(
-        text -> envelope.put("text", text),
-        () -> envelope.put("base64", Base64.getEncoder().encodeToString(body)));
+    textOf(body)
+        .ifPresentOrElse(
+            text -> envelope.put("text", text),
+            () -> envelope.put("base64", Base64.getEncoder().encodeToString(body)));
     if (containerError) {
       envelope.put("containerError", true);
     }
@@ -120,7 +125,8 @@ record StoredResponse(
       return new Outcome(kind, OptionalInt.of(status), Optional.of(envelope.toString()));
     } catch (IllegalArgumentException tooLarge) {
       throw new UnstorableResponseException(
-          "the answer cannot be stored for replays (" + tooLarge.getMessage()
+          "the answer cannot be stored for replays ("
+              + tooLarge.getMessage()
               + "); answer with an id and let clients fetch the document",
           tooLarge);
     }

@@ -60,8 +60,7 @@ class LockedFlywayMigrationIT {
         lock.execute("SELECT " + MIGRATION_LOCK);
       }
       CompletableFuture<Void> start =
-          CompletableFuture.runAsync(
-              () -> boot.run(context -> assertThat(context).hasNotFailed()));
+          CompletableFuture.runAsync(() -> boot.run(context -> assertThat(context).hasNotFailed()));
 
       await("the starting context's migration waiting for the lock")
           .atMost(Duration.ofSeconds(60))
@@ -81,7 +80,9 @@ class LockedFlywayMigrationIT {
     boot.withUserConfiguration(OwnStrategy.class)
         .run(
             context -> {
-              assertThat(context).getBean(FlywayMigrationStrategy.class).isSameAs(OwnStrategy.STRATEGY);
+              assertThat(context)
+                  .getBean(FlywayMigrationStrategy.class)
+                  .isSameAs(OwnStrategy.STRATEGY);
               assertThat(tableExists("things")).isFalse();
             });
   }
@@ -104,7 +105,9 @@ class LockedFlywayMigrationIT {
   }
 
   private boolean tableExists(String table) throws SQLException {
-    return count("SELECT count(*) FROM information_schema.tables WHERE table_name = '" + table + "'") == 1;
+    return count(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = '" + table + "'")
+        == 1;
   }
 
   private int count(String sql) throws SQLException {

@@ -54,6 +54,7 @@ class HttpIdempotencyIT {
 
   /** Set by a test to hold a request inside the endpoint, its claim open. */
   private static volatile CountDownLatch entered;
+
   private static volatile CountDownLatch release;
 
   @SpringBootConfiguration
@@ -112,7 +113,8 @@ class HttpIdempotencyIT {
         }
         default -> {}
       }
-      return ResponseEntity.created(URI.create("/widgets/" + id)).body(Map.of("id", id, "name", name));
+      return ResponseEntity.created(URI.create("/widgets/" + id))
+          .body(Map.of("id", id, "name", name));
     }
   }
 
@@ -135,7 +137,9 @@ class HttpIdempotencyIT {
                 "inbox-outbox.http.tenant-header=X-Tenant",
                 "inbox-outbox.retention.enabled=false")
             .run();
-    base = URI.create("http://localhost:" + ((WebServerApplicationContext) app).getWebServer().getPort());
+    base =
+        URI.create(
+            "http://localhost:" + ((WebServerApplicationContext) app).getWebServer().getPort());
   }
 
   @AfterAll
@@ -155,15 +159,22 @@ class HttpIdempotencyIT {
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
-    assertThat(first.headers().firstValue("Location")).hasValueSatisfying(l -> assertThat(l).contains("/widgets/"));
+    assertThat(first.headers().firstValue("Location"))
+        .hasValueSatisfying(l -> assertThat(l).contains("/widgets/"));
     assertThat(repeat.statusCode()).isEqualTo(201);
     assertThat(repeat.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(repeat.body()).isEqualTo(first.body()).contains("\"name\":\"gear\"");
-    assertThat(repeat.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
-    assertThat(repeat.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(repeat.headers().firstValue("Location"))
+        .isEqualTo(first.headers().firstValue("Location"));
+    assertThat(repeat.headers().firstValue("Content-Type"))
+        .isEqualTo(first.headers().firstValue("Content-Type"));
     assertThat(count("SELECT count(*) FROM widgets WHERE idempotency_key = ?", key)).isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key = ? AND operation = 'POST /widgets'"
-        + " AND status = 'COMPLETED' AND outcome_code = 201", key)).isEqualTo(1);
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox WHERE idempotency_key = ? AND operation = 'POST /widgets'"
+                    + " AND status = 'COMPLETED' AND outcome_code = 201",
+                key))
+        .isEqualTo(1);
   }
 
   @Test
@@ -175,7 +186,8 @@ class HttpIdempotencyIT {
 
     assertThat(reused.statusCode()).isEqualTo(422);
     assertThat(reused.headers().firstValue("Content-Type")).contains("application/problem+json");
-    assertThat(reused.body()).contains("\"type\":\"urn:inbox-outbox:problem:idempotency-key-reused\"");
+    assertThat(reused.body())
+        .contains("\"type\":\"urn:inbox-outbox:problem:idempotency-key-reused\"");
     assertThat(count("SELECT count(*) FROM widgets WHERE idempotency_key = ?", key)).isEqualTo(1);
   }
 
@@ -194,7 +206,8 @@ class HttpIdempotencyIT {
     assertThat(tooLong.statusCode()).isEqualTo(400);
     assertThat(tooLong.body()).contains("\"reason\":\"TOO_LONG\"");
     assertThat(badJson.statusCode()).isEqualTo(400);
-    assertThat(badJson.body()).contains("\"type\":\"urn:inbox-outbox:problem:invalid-request-body\"");
+    assertThat(badJson.body())
+        .contains("\"type\":\"urn:inbox-outbox:problem:invalid-request-body\"");
     assertThat(count("SELECT count(*) FROM widgets WHERE name = 'x'")).isZero();
   }
 
@@ -203,15 +216,19 @@ class HttpIdempotencyIT {
     String key = UUID.randomUUID().toString();
     entered = new CountDownLatch(1);
     release = new CountDownLatch(1);
-    CompletableFuture<HttpResponse<String>> first = http.sendAsync(request(key, "{\"name\":\"hold\"}"), HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> first =
+        http.sendAsync(request(key, "{\"name\":\"hold\"}"), HttpResponse.BodyHandlers.ofString());
     try {
-      assertThat(entered.await(60, TimeUnit.SECONDS)).as("the first request reached the endpoint").isTrue();
+      assertThat(entered.await(60, TimeUnit.SECONDS))
+          .as("the first request reached the endpoint")
+          .isTrue();
 
       HttpResponse<String> concurrent = post(key, "{\"name\":\"hold\"}");
 
       assertThat(concurrent.statusCode()).isEqualTo(409);
       assertThat(concurrent.headers().firstValue("Retry-After")).contains("1");
-      assertThat(concurrent.body()).contains("\"type\":\"urn:inbox-outbox:problem:request-in-progress\"");
+      assertThat(concurrent.body())
+          .contains("\"type\":\"urn:inbox-outbox:problem:request-in-progress\"");
     } finally {
       release.countDown();
     }
@@ -259,7 +276,10 @@ class HttpIdempotencyIT {
     assertThat(repeat.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(repeat.body()).isEqualTo(first.body()).contains("name taken");
     assertThat(count("SELECT count(*) FROM widgets WHERE idempotency_key = ?", key)).isEqualTo(1);
-    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key = ? AND status = 'FAILED'", key)).isEqualTo(1);
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox WHERE idempotency_key = ? AND status = 'FAILED'", key))
+        .isEqualTo(1);
   }
 
   @Test
@@ -270,7 +290,8 @@ class HttpIdempotencyIT {
     HttpResponse<String> alice = post(key, body, Map.of("X-Test-User", "alice"));
     HttpResponse<String> bob = post(key, body, Map.of("X-Test-User", "bob"));
     HttpResponse<String> aliceAgain = post(key, body, Map.of("X-Test-User", "alice"));
-    HttpResponse<String> aliceInTenant = post(key, body, Map.of("X-Test-User", "alice", "X-Tenant", "t-2"));
+    HttpResponse<String> aliceInTenant =
+        post(key, body, Map.of("X-Test-User", "alice", "X-Tenant", "t-2"));
 
     assertThat(alice.statusCode()).isEqualTo(201);
     assertThat(bob.statusCode()).isEqualTo(201);
@@ -279,14 +300,20 @@ class HttpIdempotencyIT {
     assertThat(aliceAgain.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(aliceInTenant.headers().firstValue("Idempotent-Replayed")).isEmpty();
     assertThat(count("SELECT count(*) FROM widgets WHERE idempotency_key = ?", key)).isEqualTo(3);
-    assertThat(count("SELECT count(DISTINCT (tenant, principal)) FROM inbox WHERE idempotency_key = ?", key)).isEqualTo(3);
+    assertThat(
+            count(
+                "SELECT count(DISTINCT (tenant, principal)) FROM inbox WHERE idempotency_key = ?",
+                key))
+        .isEqualTo(3);
   }
 
   @Test
   void aRepeatAfterRetentionPrunedTheAnswerIsNotRunAgain() throws Exception {
     String key = UUID.randomUUID().toString();
     post(key, "{\"name\":\"pruned\"}");
-    execute("UPDATE inbox SET outcome_body = NULL, outcome_pruned_at = now() WHERE idempotency_key = ?", key);
+    execute(
+        "UPDATE inbox SET outcome_body = NULL, outcome_pruned_at = now() WHERE idempotency_key = ?",
+        key);
 
     HttpResponse<String> repeat = post(key, "{\"name\":\"pruned\"}");
 
@@ -312,7 +339,8 @@ class HttpIdempotencyIT {
     return post(key, body, Map.of());
   }
 
-  private HttpResponse<String> post(String key, String body, Map<String, String> headers) throws Exception {
+  private HttpResponse<String> post(String key, String body, Map<String, String> headers)
+      throws Exception {
     HttpRequest.Builder request = requestBuilder(key, body);
     headers.forEach(request::header);
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -326,7 +354,8 @@ class HttpIdempotencyIT {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(base.resolve("/widgets"))
             .header("Content-Type", "application/json")
-            .timeout(Duration.ofSeconds(60)) // a request stuck behind a claim fails instead of hanging
+            .timeout(
+                Duration.ofSeconds(60)) // a request stuck behind a claim fails instead of hanging
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (key != null) {
       request.header("Idempotency-Key", key);

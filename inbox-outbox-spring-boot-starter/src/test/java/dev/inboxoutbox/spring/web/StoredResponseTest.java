@@ -17,7 +17,12 @@ class StoredResponseTest {
   void aJsonAnswerComesBackByteForByteWithItsHeaders() {
     byte[] body = "{\"name\":\"gear\",\"id\":7}".getBytes(StandardCharsets.UTF_8);
     StoredResponse answer =
-        new StoredResponse(201, Optional.of("application/json"), Map.of("Location", List.of("/widgets/7")), body, false);
+        new StoredResponse(
+            201,
+            Optional.of("application/json"),
+            Map.of("Location", List.of("/widgets/7")),
+            body,
+            false);
 
     Outcome outcome = answer.toOutcome();
     StoredResponse replayed = StoredResponse.fromOutcome(outcome);
@@ -33,7 +38,8 @@ class StoredResponseTest {
   @Test
   void aBodyThatIsNotUtf8TextIsKeptAsItsOctets() {
     byte[] body = {(byte) 0xff, 0, 1, (byte) 0xc3};
-    StoredResponse answer = new StoredResponse(200, Optional.of("application/octet-stream"), Map.of(), body, false);
+    StoredResponse answer =
+        new StoredResponse(200, Optional.of("application/octet-stream"), Map.of(), body, false);
 
     assertThat(StoredResponse.fromOutcome(answer.toOutcome()).body()).isEqualTo(body);
   }
@@ -50,14 +56,17 @@ class StoredResponseTest {
 
   @Test
   void anOutcomeStoredByAConsumerReplaysItsCodeAndJsonBody() {
-    Outcome consumed = new Outcome(Outcome.Kind.SUCCESS, OptionalInt.of(201), Optional.of("{\"orderId\":\"o-1\"}"));
+    Outcome consumed =
+        new Outcome(
+            Outcome.Kind.SUCCESS, OptionalInt.of(201), Optional.of("{\"orderId\":\"o-1\"}"));
     Outcome rejected = Outcome.rejected("{\"error\":\"out_of_stock\"}");
 
     StoredResponse success = StoredResponse.fromOutcome(consumed);
     StoredResponse rejection = StoredResponse.fromOutcome(rejected);
 
     assertThat(success.status()).isEqualTo(201);
-    assertThat(new String(success.body(), StandardCharsets.UTF_8)).isEqualTo("{\"orderId\":\"o-1\"}");
+    assertThat(new String(success.body(), StandardCharsets.UTF_8))
+        .isEqualTo("{\"orderId\":\"o-1\"}");
     assertThat(success.contentType()).contains("application/json");
     assertThat(rejection.status()).isEqualTo(409);
   }
@@ -65,7 +74,8 @@ class StoredResponseTest {
   @Test
   void anAnswerTooLargeToStoreIsRefusedWithTheReason() {
     byte[] body = "x".repeat(Outcome.MAX_BODY_BYTES).getBytes(StandardCharsets.UTF_8);
-    StoredResponse answer = new StoredResponse(200, Optional.of("text/plain"), Map.of(), body, false);
+    StoredResponse answer =
+        new StoredResponse(200, Optional.of("text/plain"), Map.of(), body, false);
 
     assertThatThrownBy(answer::toOutcome)
         .isInstanceOf(UnstorableResponseException.class)
