@@ -16,7 +16,9 @@ import org.postgresql.Driver;
 public final class RelaySettings {
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-  private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]*\\.[a-z_][a-z0-9_]*");
+
+  /** Fixed, like the table the Outbox writes, the retention cleans and the migration publishes. */
+  private static final String OUTBOX_TABLE = "public.outbox";
 
   private final String jdbcUrl;
   private final String user;
@@ -28,7 +30,6 @@ public final class RelaySettings {
   private final Map<String, String> producerProperties;
   private final String slotName;
   private final String publicationName;
-  private final String outboxTable;
   private final String topicReplacement;
   private final Duration offsetFlushInterval;
   private final Duration heartbeatInterval;
@@ -58,8 +59,6 @@ public final class RelaySettings {
     requireMatches("slotName", slotName, IDENTIFIER);
     this.publicationName = b.publicationName;
     requireMatches("publicationName", publicationName, IDENTIFIER);
-    this.outboxTable = b.outboxTable;
-    requireMatches("outboxTable", outboxTable, TABLE);
     this.topicReplacement = require(b.topicReplacement, "topicReplacement");
     this.offsetFlushInterval = positive(b.offsetFlushInterval, "offsetFlushInterval");
     this.heartbeatInterval = positive(b.heartbeatInterval, "heartbeatInterval");
@@ -128,7 +127,7 @@ public final class RelaySettings {
   }
 
   public String outboxTable() {
-    return outboxTable;
+    return OUTBOX_TABLE;
   }
 
   public String topicReplacement() {
@@ -194,8 +193,6 @@ public final class RelaySettings {
     private final Map<String, String> producerProperties = new HashMap<>();
     private String slotName;
     private String publicationName = "iox_outbox";
-    // Fixed, like the table the Outbox writes, the retention cleans and the migration publishes.
-    private final String outboxTable = "public.outbox";
     private String topicReplacement = "outbox.event.${routedByValue}";
     private Duration offsetFlushInterval = Duration.ofSeconds(1);
     private Duration heartbeatInterval = Duration.ofSeconds(10);
