@@ -121,7 +121,9 @@ final class ProviderCommand implements Callable<Integer> {
           "payment provider simulator listening on "
               + simulator.baseUrl()
               + "; webhooks to "
-              + webhookUrl
+              + (webhookUrl == null || webhookUrl.isBlank()
+                  ? "nowhere yet (no --webhook-url; deliveries wait)"
+                  : webhookUrl)
               + "; Ctrl-C stops it");
       // Runs until the process is stopped; the JVM's exit closes the sockets.
       new CountDownLatch(1).await();
