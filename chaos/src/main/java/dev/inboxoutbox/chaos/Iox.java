@@ -1,6 +1,5 @@
 package dev.inboxoutbox.chaos;
 
-import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.retention.RetentionPolicy;
 import dev.inboxoutbox.retention.RetentionPreview;
@@ -15,7 +14,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import org.postgresql.ds.PGSimpleDataSource;
 import picocli.CommandLine;
@@ -34,7 +32,7 @@ import picocli.CommandLine.Option;
       Iox.Produce.class,
       Iox.Inspect.class,
       Iox.Retention.class,
-      Iox.Provider.class,
+      ProviderCommand.class,
       Iox.BenchCommand.class
     })
 public final class Iox implements Runnable {
@@ -424,53 +422,6 @@ public final class Iox implements Runnable {
             report.batches(),
             report.took().toMillis(),
             report.complete() ? "" : " (stopped at the batch limit; run again)");
-      }
-      return 0;
-    }
-  }
-
-  @Command(
-      name = "provider",
-      mixinStandardHelpOptions = true,
-      description =
-          "Run the payment provider simulator (idempotent charges, ledger, signed at-least-once webhooks).")
-  static final class Provider implements Callable<Integer> {
-    @Option(names = "--port", defaultValue = "${env:PROVIDER_PORT:-8090}")
-    int port;
-
-    @Option(
-        names = "--webhook-url",
-        defaultValue = "${env:PROVIDER_WEBHOOK_URL:-http://localhost:8082/webhooks/provider}")
-    String webhookUrl;
-
-    @Option(names = "--webhook-secret", defaultValue = "${env:PROVIDER_WEBHOOK_SECRET:-whsec_dev}")
-    String secret;
-
-    @Option(names = "--duplicate-share", defaultValue = "${env:PROVIDER_DUPLICATE_SHARE:-0.2}")
-    double duplicates;
-
-    @Option(names = "--failure-share", defaultValue = "${env:PROVIDER_FAILURE_SHARE:-0.05}")
-    double failures;
-
-    @Override
-    public Integer call() throws InterruptedException {
-      try (PaymentProviderSimulator simulator =
-          PaymentProviderSimulator.builder()
-              .host("0.0.0.0")
-              .port(port)
-              .webhookUrl(webhookUrl)
-              .webhookSecret(secret)
-              .duplicateShare(duplicates)
-              .failureShare(failures)
-              .delay(Duration.ZERO, Duration.ofMillis(500))
-              .build()
-              .start()) {
-        System.out.println(
-            "payment provider simulator on port "
-                + simulator.port()
-                + ", webhooks to "
-                + webhookUrl);
-        new CountDownLatch(1).await();
       }
       return 0;
     }

@@ -92,15 +92,15 @@ public final class IdempotentConsumers implements SmartLifecycle {
   static ConsumerSettings.Builder settingsFrom(
       InboxOutboxProperties.Consumer defaults, String operation) {
     return ConsumerSettings.builder(operation)
-        .keyExtractor(KeyExtractor.header(defaults.getKeyHeader()))
-        .tenantHeader(blankToNull(defaults.getTenantHeader()))
-        .principalHeader(blankToNull(defaults.getPrincipalHeader()))
-        .maxPayloadBytes(defaults.getMaxPayloadBytes())
-        .tooOldPolicy(defaults.getTooOldPolicy())
-        .deadLetterSuffix(defaults.getDeadLetterSuffix())
-        .retryBackoff(defaults.getRetryBackoffMin(), defaults.getRetryBackoffMax())
-        .stuckAfter(defaults.getStuckAfter())
-        .dedupEnabled(defaults.isDedupEnabled());
+        .keyExtractor(KeyExtractor.header(defaults.keyHeader()))
+        .tenantHeader(blankToNull(defaults.tenantHeader()))
+        .principalHeader(blankToNull(defaults.principalHeader()))
+        .maxPayloadBytes(defaults.maxPayloadBytes())
+        .tooOldPolicy(defaults.tooOldPolicy())
+        .deadLetterSuffix(defaults.deadLetterSuffix())
+        .retryBackoff(defaults.retryBackoffMin(), defaults.retryBackoffMax())
+        .stuckAfter(defaults.stuckAfter())
+        .dedupEnabled(defaults.dedupEnabled());
   }
 
   /**
@@ -140,8 +140,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
           ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, IdempotentConsumer.DEFAULT_ASSIGNOR);
     }
     containerProperties.setKafkaConsumerProperties(consumer);
-    if (defaults.getConcurrency() != null) {
-      container.setConcurrency(defaults.getConcurrency());
+    if (defaults.concurrency() != null) {
+      container.setConcurrency(defaults.concurrency());
     }
     container.setBeanName("iox-" + definition.operation());
     ExponentialBackOff backOff = new ExponentialBackOff(settings.retryBackoffMin().toMillis(), 2.0);

@@ -62,7 +62,7 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   SchemaReady inboxOutboxSchema(DataSource dataSource, InboxOutboxProperties properties) {
-    if (properties.getSchema().isMigrate()) {
+    if (properties.schema().migrate()) {
       InboxOutboxSchema.migrate(dataSource);
     }
     return new SchemaReady();
@@ -71,21 +71,21 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   Inbox inbox(InboxOutboxProperties properties, SchemaReady schema) {
-    InboxOutboxProperties.Inbox settings = properties.getInbox();
+    InboxOutboxProperties.Inbox settings = properties.inbox();
     Inbox.Builder builder =
-        Inbox.builder().retention(new Retention(settings.getOutcomeTtl(), settings.getKeyTtl()));
+        Inbox.builder().retention(new Retention(settings.outcomeTtl(), settings.keyTtl()));
     settings
-        .getOperations()
+        .operations()
         .forEach(
             (operation, ttl) ->
-                builder.retention(operation, new Retention(ttl.getOutcomeTtl(), ttl.getKeyTtl())));
+                builder.retention(operation, new Retention(ttl.outcomeTtl(), ttl.keyTtl())));
     return builder.build();
   }
 
   @Bean
   @ConditionalOnMissingBean
   Outbox outbox(InboxOutboxProperties properties, SchemaReady schema) {
-    return Outbox.builder().policy(properties.getOutbox().getPolicy()).build();
+    return Outbox.builder().policy(properties.outbox().policy()).build();
   }
 
   /**
@@ -129,12 +129,12 @@ public class InboxOutboxAutoConfiguration {
         definitions.orderedStream().toList(),
         kafkaListenerContainerFactory,
         kafka.buildConsumerProperties(),
-        properties.getConsumer(),
+        properties.consumer(),
         transactionRunner.getIfAvailable(() -> IdempotentConsumers.plainJdbc(dataSource)),
         inbox,
         outbox,
         inboxOutboxDeadLetterProducer,
-        crashInjector.getIfAvailable(() -> crashInjector(properties.getChaos())));
+        crashInjector.getIfAvailable(() -> crashInjector(properties.chaos())));
   }
 
   @Bean
@@ -147,24 +147,24 @@ public class InboxOutboxAutoConfiguration {
       KafkaConnectionDetails kafkaConnection,
       Environment environment,
       SchemaReady schema) {
-    InboxOutboxProperties.Relay relay = properties.getRelay();
+    InboxOutboxProperties.Relay relay = properties.relay();
     // Boot's connection details (properties, or a service connection such as Testcontainers'),
     // so the relay reads the same database and cluster as the rest of the application.
     JdbcConnectionDetails database = jdbc.getIfAvailable(() -> fromProperties(environment));
     RelaySettings.Builder settings =
         RelaySettings.builder()
-            .jdbcUrl(firstSet(relay.getJdbcUrl(), database.getJdbcUrl()))
-            .user(firstSet(relay.getUsername(), database.getUsername()))
-            .password(firstSet(relay.getPassword(), database.getPassword()))
+            .jdbcUrl(firstSet(relay.jdbcUrl(), database.getJdbcUrl()))
+            .user(firstSet(relay.username(), database.getUsername()))
+            .password(firstSet(relay.password(), database.getPassword()))
             .kafkaBootstrapServers(
                 String.join(",", kafkaConnection.getProducer().getBootstrapServers()))
-            .slotName(relay.getSlotName())
-            .publicationName(relay.getPublicationName())
-            .topicReplacement(relay.getTopicReplacement())
-            .offsetFlushInterval(relay.getOffsetFlushInterval())
-            .heartbeatInterval(relay.getHeartbeatInterval())
-            .standbyPollInterval(relay.getStandbyPollInterval())
-            .restartBackoff(relay.getRestartBackoffMin(), relay.getRestartBackoffMax())
+            .slotName(relay.slotName())
+            .publicationName(relay.publicationName())
+            .topicReplacement(relay.topicReplacement())
+            .offsetFlushInterval(relay.offsetFlushInterval())
+            .heartbeatInterval(relay.heartbeatInterval())
+            .standbyPollInterval(relay.standbyPollInterval())
+            .restartBackoff(relay.restartBackoffMin(), relay.restartBackoffMax())
             .markPublished(true);
     kafka
         .buildProducerProperties()
@@ -174,21 +174,21 @@ public class InboxOutboxAutoConfiguration {
                 settings.producerProperty(name, String.valueOf(value));
               }
             });
-    if (properties.getChaos().getCrashPoints().isEmpty()) {
+    if (properties.chaos().crashPoints().isEmpty()) {
       return new OutboxRelay(settings.build());
     }
-    CrashInjector crash = crashInjector(properties.getChaos());
+    CrashInjector crash = crashInjector(properties.chaos());
     return new OutboxRelay(settings.build(), events -> crash.at(CrashPoint.RELAY_AFTER_PUBLISH));
   }
 
   private static CrashInjector crashInjector(InboxOutboxProperties.Chaos chaos) {
-    if (chaos.getCrashPoints().isEmpty()) {
+    if (chaos.crashPoints().isEmpty()) {
       return CrashInjector.NONE;
     }
-    Path armingFile = chaos.getArmingFile();
+    Path armingFile = chaos.armingFile();
     return armingFile == null
-        ? CrashInjector.halting(chaos.getCrashPoints())
-        : CrashInjector.halting(chaos.getCrashPoints(), () -> Files.exists(armingFile));
+        ? CrashInjector.halting(chaos.crashPoints())
+        : CrashInjector.halting(chaos.crashPoints(), () -> Files.exists(armingFile));
   }
 
   @Bean
@@ -211,15 +211,15 @@ public class InboxOutboxAutoConfiguration {
       InboxOutboxProperties properties,
       RetentionTotals totals,
       SchemaReady schema) {
-    InboxOutboxProperties.Retention retention = properties.getRetention();
+    InboxOutboxProperties.Retention retention = properties.retention();
     RetentionPolicy policy =
         RetentionPolicy.defaults()
-            .withBatchSize(retention.getBatchSize())
-            .withMaxBatchesPerRun(retention.getMaxBatchesPerRun())
-            .withPauseBetweenBatches(retention.getPauseBetweenBatches())
-            .withOutboxKeep(retention.getOutboxKeep());
+            .withBatchSize(retention.batchSize())
+            .withMaxBatchesPerRun(retention.maxBatchesPerRun())
+            .withPauseBetweenBatches(retention.pauseBetweenBatches())
+            .withOutboxKeep(retention.outboxKeep());
     return new RetentionScheduler(
-        new RetentionCleaner(dataSource, policy), retention.getInterval(), totals);
+        new RetentionCleaner(dataSource, policy), retention.interval(), totals);
   }
 
   @Bean

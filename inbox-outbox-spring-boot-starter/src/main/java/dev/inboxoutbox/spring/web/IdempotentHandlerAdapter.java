@@ -86,11 +86,11 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
     HandlerMethod method = (HandlerMethod) handler;
     IdempotencyKey key;
     try {
-      key = IdempotencyKey.fromHttpHeader(request.getHeader(properties.getKeyHeader()));
+      key = IdempotencyKey.fromHttpHeader(request.getHeader(properties.keyHeader()));
     } catch (InvalidIdempotencyKeyException invalid) {
       IdempotencyProblem.INVALID_KEY.write(
           response,
-          properties.getKeyHeader() + " header: " + invalid.getMessage(),
+          properties.keyHeader() + " header: " + invalid.getMessage(),
           Map.of("reason", invalid.reason().name()));
       return null;
     }
@@ -142,7 +142,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
       if (answer.getStatus() >= 500) {
         transactions.rollback(transaction);
       } else {
-        Outcome outcome = StoredResponse.of(answer, properties.getReplayedHeaders()).toOutcome();
+        Outcome outcome = StoredResponse.of(answer, properties.replayedHeaders()).toOutcome();
         withConnection(
             connection -> {
               inbox.complete(connection, fresh, outcome);
@@ -196,7 +196,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
     if (result instanceof ClaimResult.Conflict) {
       IdempotencyProblem.KEY_REUSED.write(
           response,
-          "this " + properties.getKeyHeader() + " was used for a different request",
+          "this " + properties.keyHeader() + " was used for a different request",
           Map.of());
       return;
     }
@@ -212,10 +212,10 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
 
   private void inProgress(HttpServletResponse response) throws IOException {
     response.setHeader(
-        "Retry-After", Long.toString(Math.max(1, properties.getRetryAfter().toSeconds())));
+        "Retry-After", Long.toString(Math.max(1, properties.retryAfter().toSeconds())));
     IdempotencyProblem.IN_PROGRESS.write(
         response,
-        "the first request with this " + properties.getKeyHeader() + " is still being processed",
+        "the first request with this " + properties.keyHeader() + " is still being processed",
         Map.of());
   }
 
@@ -246,7 +246,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
               + request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
     }
     Principal principal = request.getUserPrincipal();
-    String tenantHeader = properties.getTenantHeader();
+    String tenantHeader = properties.tenantHeader();
     return new Scope(
         tenantHeader == null || tenantHeader.isEmpty() ? "" : request.getHeader(tenantHeader),
         principal == null ? "" : principal.getName(),

@@ -27,7 +27,7 @@ public class RequestBodyLimitAutoConfiguration {
     FilterRegistrationBean<RequestBodyLimitFilter> registration =
         new FilterRegistrationBean<>(
             new RequestBodyLimitFilter(
-                properties.getMaxRequestBody().toBytes(), json.getIfAvailable(JsonMapper::shared)));
+                properties.maxRequestBody().toBytes(), json.getIfAvailable(JsonMapper::shared)));
     // Before anything that reads the body.
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
     return registration;

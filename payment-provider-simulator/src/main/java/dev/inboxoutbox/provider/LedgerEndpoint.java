@@ -1,0 +1,45 @@
+package dev.inboxoutbox.provider;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+
+/** {@code GET /v1/ledger}: every charge the {@link ChargeBook} made, in order. */
+final class LedgerEndpoint implements Endpoint {
+
+  static final String PATH = "/v1/ledger";
+
+  private final JsonResponses responses;
+  private final ChargeBook charges;
+
+  LedgerEndpoint(JsonResponses responses, ChargeBook charges) {
+    this.responses = responses;
+    this.charges = charges;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    if (!exchange.getRequestURI().getPath().equals(PATH)) {
+      responses.notFound(exchange);
+      return;
+    }
+    if (!exchange.getRequestMethod().equals("GET")) {
+      responses.methodNotAllowed(exchange, "GET");
+      return;
+    }
+    ObjectNode root = responses.object();
+    ArrayNode entries = root.putArray("charges");
+    for (LedgerEntry entry : charges.ledger()) {
+      ObjectNode charge = entries.addObject();
+      charge.put("chargeId", entry.chargeId());
+      charge.put("paymentId", entry.paymentId());
+      charge.put("amountCents", entry.amountCents());
+      charge.put("currency", entry.currency());
+      charge.put("status", entry.status().wireName());
+      charge.put("idempotencyKey", entry.idempotencyKey());
+      charge.put("createdAt", entry.createdAt().toString());
+    }
+    responses.send(exchange, 200, root);
+  }
+}
