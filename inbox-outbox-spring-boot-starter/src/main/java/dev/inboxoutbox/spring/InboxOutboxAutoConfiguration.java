@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -30,6 +31,7 @@ import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -48,6 +50,23 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(InboxOutboxProperties.class)
 public class InboxOutboxAutoConfiguration {
+
+  /**
+   * {@code inbox-outbox.relay.enabled=true} without inbox-outbox-relay-debezium on the classpath
+   * would start an application whose outbox nobody publishes: it fails to start instead.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBooleanProperty("inbox-outbox.relay.enabled")
+  @ConditionalOnMissingClass("dev.inboxoutbox.relay.OutboxRelay")
+  static class RelayModuleMissing {
+    RelayModuleMissing() {
+      throw new IllegalStateException(
+          "inbox-outbox.relay.enabled=true, but the relay module is not on the classpath: add the"
+              + " dependency dev.inboxoutbox:inbox-outbox-relay-debezium, or set"
+              + " inbox-outbox.relay.enabled=false where Debezium Server or Kafka Connect relays"
+              + " the outbox (docs/relay.md)");
+    }
+  }
 
   /** Marks that the framework's tables exist; beans that use them depend on it. */
   public static final class SchemaReady {

@@ -34,10 +34,9 @@ class RelayAutoConfigurationTest {
               "inbox-outbox.schema.migrate=false", "inbox-outbox.retention.enabled=false");
 
   @Test
-  void withoutTheRelayModuleTheRelayIsNotWiredEvenWhenEnabled() {
+  void withoutTheRelayModuleTheStarterWiresEverythingButTheRelay() {
     runner
         .withClassLoader(new FilteredClassLoader(OutboxRelay.class))
-        .withPropertyValues("inbox-outbox.relay.enabled=true")
         .run(
             context -> {
               assertThat(context).hasNotFailed();
@@ -45,6 +44,19 @@ class RelayAutoConfigurationTest {
               assertThat(context).doesNotHaveBean(RelayLifecycle.class);
               assertThat(context).hasSingleBean(Inbox.class).hasSingleBean(Outbox.class);
             });
+  }
+
+  @Test
+  void enablingTheRelayWithoutTheRelayModuleFailsTheStartNamingTheModule() {
+    runner
+        .withClassLoader(new FilteredClassLoader(OutboxRelay.class))
+        .withPropertyValues("inbox-outbox.relay.enabled=true")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("inbox-outbox-relay-debezium"));
   }
 
   @Test
