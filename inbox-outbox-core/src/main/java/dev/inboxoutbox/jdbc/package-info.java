@@ -1,2 +1,2 @@
-/** JDBC helpers shared by the inbox, the outbox and the relay. Internal: not a stable API. */
+/** JDBC helpers shared by the inbox and the outbox. Internal: not a stable API. */
 package dev.inboxoutbox.jdbc;

@@ -1,14 +1,11 @@
 package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.CrashInjector;
-import dev.inboxoutbox.consumer.CrashPoint;
 import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
-import dev.inboxoutbox.relay.OutboxRelay;
-import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.retention.RetentionPolicy;
 import dev.inboxoutbox.retention.RetentionScheduler;
@@ -25,24 +22,24 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Wires the plain-Java pieces of inbox-outbox into a Spring Boot application: schema migration,
  * {@link Inbox}, {@link Outbox}, one listener container per {@link IdempotentConsumerDefinition}
- * running its batches in the application's transaction manager, the relay (when {@code
- * inbox-outbox.relay.enabled}) and the retention schedule.
+ * running its batches in the application's transaction manager, and the retention schedule. The
+ * relay is {@link InboxOutboxRelayAutoConfiguration}'s.
  */
 @AutoConfiguration(
     after = {
@@ -53,6 +50,23 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(InboxOutboxProperties.class)
 public class InboxOutboxAutoConfiguration {
+
+  /**
+   * {@code inbox-outbox.relay.enabled=true} without inbox-outbox-relay-debezium on the classpath
+   * would start an application whose outbox nobody publishes: it fails to start instead.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBooleanProperty("inbox-outbox.relay.enabled")
+  @ConditionalOnMissingClass("dev.inboxoutbox.relay.OutboxRelay")
+  static class RelayModuleMissing {
+    RelayModuleMissing() {
+      throw new IllegalStateException(
+          "inbox-outbox.relay.enabled=true, but the relay module is not on the classpath: add the"
+              + " dependency dev.inboxoutbox:inbox-outbox-relay-debezium, or set"
+              + " inbox-outbox.relay.enabled=false where Debezium Server or Kafka Connect relays"
+              + " the outbox (docs/relay.md)");
+    }
+  }
 
   /** Marks that the framework's tables exist; beans that use them depend on it. */
   public static final class SchemaReady {
@@ -137,51 +151,7 @@ public class InboxOutboxAutoConfiguration {
         crashInjector.getIfAvailable(() -> crashInjector(properties.chaos())));
   }
 
-  @Bean
-  @ConditionalOnBooleanProperty("inbox-outbox.relay.enabled")
-  @ConditionalOnMissingBean
-  OutboxRelay outboxRelay(
-      InboxOutboxProperties properties,
-      KafkaProperties kafka,
-      ObjectProvider<JdbcConnectionDetails> jdbc,
-      KafkaConnectionDetails kafkaConnection,
-      Environment environment,
-      SchemaReady schema) {
-    InboxOutboxProperties.Relay relay = properties.relay();
-    // Boot's connection details (properties, or a service connection such as Testcontainers'),
-    // so the relay reads the same database and cluster as the rest of the application.
-    JdbcConnectionDetails database = jdbc.getIfAvailable(() -> fromProperties(environment));
-    RelaySettings.Builder settings =
-        RelaySettings.builder()
-            .jdbcUrl(firstSet(relay.jdbcUrl(), database.getJdbcUrl()))
-            .user(firstSet(relay.username(), database.getUsername()))
-            .password(firstSet(relay.password(), database.getPassword()))
-            .kafkaBootstrapServers(
-                String.join(",", kafkaConnection.getProducer().getBootstrapServers()))
-            .slotName(relay.slotName())
-            .publicationName(relay.publicationName())
-            .topicReplacement(relay.topicReplacement())
-            .offsetFlushInterval(relay.offsetFlushInterval())
-            .heartbeatInterval(relay.heartbeatInterval())
-            .standbyPollInterval(relay.standbyPollInterval())
-            .restartBackoff(relay.restartBackoffMin(), relay.restartBackoffMax())
-            .markPublished(true);
-    kafka
-        .buildProducerProperties()
-        .forEach(
-            (name, value) -> {
-              if (!name.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) && value != null) {
-                settings.producerProperty(name, String.valueOf(value));
-              }
-            });
-    if (properties.chaos().crashPoints().isEmpty()) {
-      return new OutboxRelay(settings.build());
-    }
-    CrashInjector crash = crashInjector(properties.chaos());
-    return new OutboxRelay(settings.build(), events -> crash.at(CrashPoint.RELAY_AFTER_PUBLISH));
-  }
-
-  private static CrashInjector crashInjector(InboxOutboxProperties.Chaos chaos) {
+  static CrashInjector crashInjector(InboxOutboxProperties.Chaos chaos) {
     if (chaos.crashPoints().isEmpty()) {
       return CrashInjector.NONE;
     }
@@ -189,12 +159,6 @@ public class InboxOutboxAutoConfiguration {
     return armingFile == null
         ? CrashInjector.halting(chaos.crashPoints())
         : CrashInjector.halting(chaos.crashPoints(), () -> Files.exists(armingFile));
-  }
-
-  @Bean
-  @ConditionalOnBean(OutboxRelay.class)
-  RelayLifecycle outboxRelayLifecycle(OutboxRelay relay) {
-    return new RelayLifecycle(relay);
   }
 
   @Bean
@@ -226,29 +190,5 @@ public class InboxOutboxAutoConfiguration {
   @ConditionalOnBean(RetentionScheduler.class)
   RetentionLifecycle retentionLifecycle(RetentionScheduler scheduler) {
     return new RetentionLifecycle(scheduler);
-  }
-
-  /** Without Boot's DataSource auto-configuration (an application's own DataSource bean). */
-  private static JdbcConnectionDetails fromProperties(Environment environment) {
-    return new JdbcConnectionDetails() {
-      @Override
-      public String getJdbcUrl() {
-        return environment.getProperty("spring.datasource.url");
-      }
-
-      @Override
-      public String getUsername() {
-        return environment.getProperty("spring.datasource.username");
-      }
-
-      @Override
-      public String getPassword() {
-        return environment.getProperty("spring.datasource.password");
-      }
-    };
-  }
-
-  private static String firstSet(String preferred, String fallback) {
-    return preferred != null && !preferred.isBlank() ? preferred : fallback;
   }
 }

@@ -7,22 +7,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Health indicators where Actuator health is present: the relay's ({@code
  * /actuator/health/outboxRelay}) and the idempotent consumers' ({@code
  * /actuator/health/idempotentConsumers}).
  */
-@AutoConfiguration(after = InboxOutboxAutoConfiguration.class)
+@AutoConfiguration(
+    after = {InboxOutboxAutoConfiguration.class, InboxOutboxRelayAutoConfiguration.class})
 @ConditionalOnClass(HealthIndicator.class)
 public class InboxOutboxHealthAutoConfiguration {
-
-  @Bean
-  @ConditionalOnBean(OutboxRelay.class)
-  @ConditionalOnMissingBean(name = "outboxRelayHealthIndicator")
-  RelayHealthIndicator outboxRelayHealthIndicator(OutboxRelay relay) {
-    return new RelayHealthIndicator(relay);
-  }
 
   @Bean
   @ConditionalOnBean(IdempotentConsumers.class)
@@ -30,5 +25,18 @@ public class InboxOutboxHealthAutoConfiguration {
   IdempotentConsumersHealthIndicator idempotentConsumersHealthIndicator(
       IdempotentConsumers consumers) {
     return new IdempotentConsumersHealthIndicator(consumers);
+  }
+
+  /** Only with inbox-outbox-relay-debezium on the classpath. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(OutboxRelay.class)
+  static class RelayHealth {
+
+    @Bean
+    @ConditionalOnBean(OutboxRelay.class)
+    @ConditionalOnMissingBean(name = "outboxRelayHealthIndicator")
+    RelayHealthIndicator outboxRelayHealthIndicator(OutboxRelay relay) {
+      return new RelayHealthIndicator(relay);
+    }
   }
 }

@@ -17,28 +17,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Micrometer meters for consumers, the relay and retention; registered wherever the application has
  * a MeterRegistry (Actuator, Prometheus, ...). All names start with {@code iox.}.
  */
-@AutoConfiguration(after = InboxOutboxAutoConfiguration.class)
+@AutoConfiguration(
+    after = {InboxOutboxAutoConfiguration.class, InboxOutboxRelayAutoConfiguration.class})
 @ConditionalOnClass(MeterRegistry.class)
 public class InboxOutboxMetricsAutoConfiguration {
 
   @Bean
   MeterBinder inboxOutboxMeters(
-      ObjectProvider<IdempotentConsumers> consumers,
-      ObjectProvider<OutboxRelay> relay,
-      ObjectProvider<RetentionTotals> retention) {
+      ObjectProvider<IdempotentConsumers> consumers, ObjectProvider<RetentionTotals> retention) {
     return registry -> {
       consumers.ifAvailable(
           all ->
               all.processors()
                   .forEach((operation, processor) -> bindConsumer(registry, operation, processor)));
-      relay.ifAvailable(r -> bindRelay(registry, r));
       retention.ifAvailable(totals -> bindRetention(registry, totals));
     };
   }
@@ -182,44 +182,6 @@ public class InboxOutboxMetricsAutoConfiguration {
         .register(registry);
   }
 
-  static void bindRelay(MeterRegistry registry, OutboxRelay relay) {
-    CachedLag lag = new CachedLag(relay);
-    counter(
-        registry,
-        "iox.relay.published",
-        "outbox events acknowledged by Kafka (repeats included)",
-        relay,
-        r -> r.status().publishedEvents());
-    counter(
-        registry,
-        "iox.relay.restarts",
-        "relay runs that failed and were restarted",
-        relay,
-        r -> r.status().restarts());
-    for (RelayState state : RelayState.values()) {
-      Gauge.builder("iox.relay.state", relay, r -> r.state() == state ? 1 : 0)
-          .description("1 for the relay's current state")
-          .tag("state", state.name())
-          .register(registry);
-    }
-    Gauge.builder(
-            "iox.relay.lag.seconds",
-            lag,
-            l -> l.get().oldestUnpublished().map(d -> d.toMillis() / 1000.0).orElse(0.0))
-        .description("age of the oldest unpublished outbox row")
-        .strongReference(true)
-        .register(registry);
-    Gauge.builder("iox.relay.unpublished.rows", lag, l -> l.get().unpublishedRows())
-        .description("kept outbox rows not yet acknowledged by Kafka")
-        .strongReference(true)
-        .register(registry);
-    Gauge.builder("iox.relay.slot.lag.bytes", lag, l -> l.get().slotLagBytes().orElse(0))
-        .description("WAL the replication slot holds back")
-        .baseUnit("bytes")
-        .strongReference(true)
-        .register(registry);
-  }
-
   static void bindRetention(MeterRegistry registry, RetentionTotals totals) {
     counter(registry, "iox.retention.runs", "retention runs", totals, RetentionTotals::runs);
     counter(
@@ -251,7 +213,7 @@ public class InboxOutboxMetricsAutoConfiguration {
         .register(registry);
   }
 
-  private static <T> void counter(
+  static <T> void counter(
       MeterRegistry registry,
       String name,
       String description,
@@ -264,30 +226,80 @@ public class InboxOutboxMetricsAutoConfiguration {
         .register(registry);
   }
 
-  /**
-   * Lag costs a query; scrapes within a few seconds share one answer. Only the gauges hold it, and
-   * Micrometer gauges hold weakly by default, hence strongReference(true) on them.
-   */
-  static final class CachedLag {
-    private static final Duration FRESH_FOR = Duration.ofSeconds(5);
-    private final OutboxRelay relay;
-    private RelayLag value;
-    private Instant measuredAt = Instant.MIN;
+  /** Only with inbox-outbox-relay-debezium on the classpath. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(OutboxRelay.class)
+  static class RelayMeters {
 
-    CachedLag(OutboxRelay relay) {
-      this.relay = relay;
+    @Bean
+    @ConditionalOnBean(OutboxRelay.class)
+    MeterBinder outboxRelayMeters(OutboxRelay relay) {
+      return registry -> bindRelay(registry, relay);
     }
 
-    synchronized RelayLag get() {
-      if (value == null || Instant.now().isAfter(measuredAt.plus(FRESH_FOR))) {
-        try {
-          value = relay.lag();
-        } catch (RuntimeException e) {
-          value = new RelayLag(java.util.Optional.empty(), 0, java.util.OptionalLong.empty());
-        }
-        measuredAt = Instant.now();
+    static void bindRelay(MeterRegistry registry, OutboxRelay relay) {
+      CachedLag lag = new CachedLag(relay);
+      counter(
+          registry,
+          "iox.relay.published",
+          "outbox events acknowledged by Kafka (repeats included)",
+          relay,
+          r -> r.status().publishedEvents());
+      counter(
+          registry,
+          "iox.relay.restarts",
+          "relay runs that failed and were restarted",
+          relay,
+          r -> r.status().restarts());
+      for (RelayState state : RelayState.values()) {
+        Gauge.builder("iox.relay.state", relay, r -> r.state() == state ? 1 : 0)
+            .description("1 for the relay's current state")
+            .tag("state", state.name())
+            .register(registry);
       }
-      return value;
+      Gauge.builder(
+              "iox.relay.lag.seconds",
+              lag,
+              l -> l.get().oldestUnpublished().map(d -> d.toMillis() / 1000.0).orElse(0.0))
+          .description("age of the oldest unpublished outbox row")
+          .strongReference(true)
+          .register(registry);
+      Gauge.builder("iox.relay.unpublished.rows", lag, l -> l.get().unpublishedRows())
+          .description("kept outbox rows not yet acknowledged by Kafka")
+          .strongReference(true)
+          .register(registry);
+      Gauge.builder("iox.relay.slot.lag.bytes", lag, l -> l.get().slotLagBytes().orElse(0))
+          .description("WAL the replication slot holds back")
+          .baseUnit("bytes")
+          .strongReference(true)
+          .register(registry);
+    }
+
+    /**
+     * Lag costs a query; scrapes within a few seconds share one answer. Only the gauges hold it,
+     * and Micrometer gauges hold weakly by default, hence strongReference(true) on them.
+     */
+    static final class CachedLag {
+      private static final Duration FRESH_FOR = Duration.ofSeconds(5);
+      private final OutboxRelay relay;
+      private RelayLag value;
+      private Instant measuredAt = Instant.MIN;
+
+      CachedLag(OutboxRelay relay) {
+        this.relay = relay;
+      }
+
+      synchronized RelayLag get() {
+        if (value == null || Instant.now().isAfter(measuredAt.plus(FRESH_FOR))) {
+          try {
+            value = relay.lag();
+          } catch (RuntimeException e) {
+            value = new RelayLag(java.util.Optional.empty(), 0, java.util.OptionalLong.empty());
+          }
+          measuredAt = Instant.now();
+        }
+        return value;
+      }
     }
   }
 }

@@ -101,7 +101,7 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /** Names this instance's database sessions ({@code application_name}) and Kafka client. */
-  public String instanceName() {
+  String instanceName() {
     return instanceName;
   }
 

@@ -11,7 +11,8 @@ import org.postgresql.Driver;
 
 /**
  * Configuration of an {@link OutboxRelay}. Only the database URL and the Kafka bootstrap address
- * are required; see the README's relay section for every setting and its default.
+ * are required; see docs/relay.md for how it reads the outbox. The values are read by the relay
+ * only.
  */
 public final class RelaySettings {
 
@@ -86,11 +87,11 @@ public final class RelaySettings {
     return name.length() > 63 ? name.substring(0, 63) : name;
   }
 
-  public String jdbcUrl() {
+  String jdbcUrl() {
     return jdbcUrl;
   }
 
-  public String user() {
+  String user() {
     return user;
   }
 
@@ -98,67 +99,67 @@ public final class RelaySettings {
     return password;
   }
 
-  public String host() {
+  String host() {
     return host;
   }
 
-  public int port() {
+  int port() {
     return port;
   }
 
-  public String database() {
+  String database() {
     return database;
   }
 
-  public String kafkaBootstrapServers() {
+  String kafkaBootstrapServers() {
     return kafkaBootstrapServers;
   }
 
-  public Map<String, String> producerProperties() {
+  Map<String, String> producerProperties() {
     return producerProperties;
   }
 
-  public String slotName() {
+  String slotName() {
     return slotName;
   }
 
-  public String publicationName() {
+  String publicationName() {
     return publicationName;
   }
 
-  public String outboxTable() {
+  String outboxTable() {
     return OUTBOX_TABLE;
   }
 
-  public String topicReplacement() {
+  String topicReplacement() {
     return topicReplacement;
   }
 
-  public Duration offsetFlushInterval() {
+  Duration offsetFlushInterval() {
     return offsetFlushInterval;
   }
 
-  public Duration heartbeatInterval() {
+  Duration heartbeatInterval() {
     return heartbeatInterval;
   }
 
-  public Duration standbyPollInterval() {
+  Duration standbyPollInterval() {
     return standbyPollInterval;
   }
 
-  public Duration leadershipCheckInterval() {
+  Duration leadershipCheckInterval() {
     return leadershipCheckInterval;
   }
 
-  public Duration restartBackoffMin() {
+  Duration restartBackoffMin() {
     return restartBackoffMin;
   }
 
-  public Duration restartBackoffMax() {
+  Duration restartBackoffMax() {
     return restartBackoffMax;
   }
 
-  public boolean markPublished() {
+  boolean markPublished() {
     return markPublished;
   }
 
