@@ -413,6 +413,7 @@ class RetentionIT {
   @Test
   void theSchedulerRunsRepeatedlyReportsAndOutlivesFailures() throws Exception {
     List<RetentionReport> reports = new CopyOnWriteArrayList<>();
+    List<RetentionReport> finishedBeforeTheClose;
     try (RetentionScheduler scheduler =
         new RetentionScheduler(
                 cleaner(RetentionPolicy.defaults()), Duration.ofMillis(100), reports::add)
@@ -433,8 +434,10 @@ class RetentionIT {
       await("two more runs after the failures")
           .atMost(PATIENCE)
           .until(() -> scheduler.runs() >= runsBeforeRecovery + 2);
+      finishedBeforeTheClose = List.copyOf(reports);
     }
-    assertThat(reports).allSatisfy(report -> assertThat(report.complete()).isTrue());
+    // Closing interrupts a run that has started meanwhile, which then reports itself incomplete.
+    assertThat(finishedBeforeTheClose).allSatisfy(report -> assertThat(report.complete()).isTrue());
   }
 
   private RetentionCleaner cleaner(RetentionPolicy policy) {
