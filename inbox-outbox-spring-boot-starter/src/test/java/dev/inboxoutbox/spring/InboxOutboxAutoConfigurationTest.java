@@ -20,7 +20,9 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -83,25 +85,15 @@ class InboxOutboxAutoConfigurationTest {
   }
 
   @Test
-  void theRelayIsOffWhenNotEnabled() {
-    appWithDatabase.run(
+  void theRelayIsOffUnlessEnabled() {
+    ContextConsumer<AssertableApplicationContext> noRelay =
         context ->
             assertThat(context)
                 .doesNotHaveBean(OutboxRelay.class)
                 .doesNotHaveBean(RelayLifecycle.class)
-                .doesNotHaveBean("outboxRelayHealthIndicator"));
-  }
-
-  @Test
-  void theRelayIsOffWhenDisabled() {
-    appWithDatabase
-        .withPropertyValues("inbox-outbox.relay.enabled=false")
-        .run(
-            context ->
-                assertThat(context)
-                    .doesNotHaveBean(OutboxRelay.class)
-                    .doesNotHaveBean(RelayLifecycle.class)
-                    .doesNotHaveBean("outboxRelayHealthIndicator"));
+                .doesNotHaveBean("outboxRelayHealthIndicator");
+    appWithDatabase.run(noRelay);
+    appWithDatabase.withPropertyValues("inbox-outbox.relay.enabled=false").run(noRelay);
   }
 
   @Test

@@ -94,7 +94,7 @@ class OrderConsumerStartupIT {
         .atMost(Duration.ofSeconds(120))
         .pollDelay(Duration.ZERO)
         .pollInterval(Duration.ofMillis(5))
-        .ignoreException(ConnectException.class)
+        .ignoreExceptionsInstanceOf(ConnectException.class)
         .until(() -> http.send(request, HttpResponse.BodyHandlers.ofString()), response -> true);
   }
 
