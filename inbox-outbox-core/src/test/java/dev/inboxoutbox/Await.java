@@ -1,11 +1,13 @@
 package dev.inboxoutbox;
 
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
-import java.time.Instant;
 import java.util.function.BooleanSupplier;
 
 /**
- * Polls a condition until it holds or a deadline passes; integration tests never assert on timing.
+ * The old entry point of RelayIT and IdempotentConsumerIT, now an Awaitility wait; new tests call
+ * {@code Awaitility.await(what)} directly.
  */
 public final class Await {
 
@@ -13,12 +15,11 @@ public final class Await {
 
   public static void until(BooleanSupplier condition, String what, Duration patience)
       throws InterruptedException {
-    Instant deadline = Instant.now().plus(patience);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out after " + patience + " waiting for: " + what);
-      }
-      Thread.sleep(50);
-    }
+    // On the caller's thread, as before: some conditions poll a KafkaConsumer the test owns.
+    await(what)
+        .atMost(patience)
+        .pollInSameThread()
+        .pollInterval(Duration.ofMillis(50))
+        .until(condition::getAsBoolean);
   }
 }

@@ -2,6 +2,7 @@ package dev.inboxoutbox.devstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -147,15 +149,19 @@ class DevStackIT {
             StringDeserializer.class);
     try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig)) {
       consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
-          assertThat(record.value()).isEqualTo("hello");
-          return;
-        }
-      }
+      List<ConsumerRecord<String, String>> seen = new ArrayList<>();
+      // On the test's thread: a KafkaConsumer refuses use from two threads.
+      await("the record on " + topic)
+          .atMost(Duration.ofSeconds(30))
+          .pollInSameThread()
+          .pollInterval(Duration.ofMillis(1))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
+                return !seen.isEmpty();
+              });
+      assertThat(seen).extracting(ConsumerRecord::value).containsExactly("hello");
     }
-    throw new AssertionError("record not delivered within 30 s");
   }
 
   @Test
@@ -174,13 +180,14 @@ class DevStackIT {
     }
     // PostgreSQL was starting alongside Kafka: it must be stopped before start() throws, not left
     // to finish starting (and hold its port) afterwards.
-    long end = System.nanoTime() + Duration.ofSeconds(8).toNanos();
-    while (System.nanoTime() < end) {
-      assertThat(canBind(postgresPort))
-          .as("port %d free after the failed start", postgresPort)
-          .isTrue();
-      Thread.sleep(100);
-    }
+    await("port " + postgresPort + " staying free after the failed start")
+        .failFast(
+            "PostgreSQL took port " + postgresPort + " after the failed start",
+            () -> !canBind(postgresPort))
+        .during(Duration.ofSeconds(8))
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> canBind(postgresPort));
   }
 
   /** Named databases survive close by design; this test's own must not outlive it. */

@@ -341,6 +341,8 @@ class InboxIT {
       connection.setAutoCommit(false);
       start.await();
       List<ClaimResult> results = inbox.claimAll(connection, requests);
+      // Not a wait: the claimed rows stay locked a moment so the other batch's transaction
+      // overlaps this one, as it must for a deadlock to be possible.
       Thread.sleep(20);
       connection.commit();
       return results;

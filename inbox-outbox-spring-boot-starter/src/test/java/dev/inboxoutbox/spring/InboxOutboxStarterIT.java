@@ -1,6 +1,8 @@
 package dev.inboxoutbox.spring;
 
+import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.DeadLetters;
@@ -10,30 +12,28 @@ import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.RelayState;
+import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.kafka.RecordBuilder;
+import dev.inboxoutbox.testing.kafka.TopicReader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -41,7 +41,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -59,6 +58,8 @@ import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.support.KafkaHeaders;
 
 class InboxOutboxStarterIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
 
   private Database database;
   private String topic;
@@ -148,13 +149,14 @@ class InboxOutboxStarterIT {
   @Test
   void propertiesWireTheConsumerRelayRetentionMetricsAndHealth() throws Exception {
     OutboxRelay relay = context.getBean(OutboxRelay.class);
-    awaitTrue(() -> relay.state() == RelayState.RUNNING, "relay running");
-    awaitTrue(
-        () ->
-            count(
-                    "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
-                == 1,
-        "slot active");
+    await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
+    await("slot active")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                count(
+                        "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
+                    == 1);
 
     try (KafkaProducer<String, byte[]> producer =
         new KafkaProducer<>(
@@ -170,9 +172,9 @@ class InboxOutboxStarterIT {
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
-    awaitTrue(
-        () -> consumers.stats().get("starter-orders").snapshot().records() >= 9,
-        "records consumed");
+    await("records consumed")
+        .atMost(PATIENCE)
+        .until(() -> consumers.stats().get("starter-orders").snapshot().records() >= 9);
     try (Admin admin =
         Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
       ConsumerGroupDescription group =
@@ -181,11 +183,11 @@ class InboxOutboxStarterIT {
           .as("the framework's default assignor")
           .isEqualTo("cooperative-sticky");
     }
-    awaitTrue(
-        () -> relay.lag().unpublishedRows() == 0 && relay.status().publishedEvents() >= 6,
-        "events relayed");
+    await("events relayed")
+        .atMost(PATIENCE)
+        .until(() -> relay.lag().unpublishedRows() == 0 && relay.status().publishedEvents() >= 6);
     RetentionTotals retention = context.getBean(RetentionTotals.class);
-    awaitTrue(() -> retention.runs() >= 2, "retention runs on its schedule");
+    await("retention runs on its schedule").atMost(PATIENCE).until(() -> retention.runs() >= 2);
 
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(6);
     assertThat(count("SELECT count(*) FROM iox_schema_history WHERE success"))
@@ -252,9 +254,9 @@ class InboxOutboxStarterIT {
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
-    awaitTrue(
-        () -> consumers.stats().get("starter-orders").snapshot().records() >= 2,
-        "both records done");
+    await("both records done")
+        .atMost(PATIENCE)
+        .until(() -> consumers.stats().get("starter-orders").snapshot().records() >= 2);
     ConsumerRecord<String, byte[]> dead = firstRecordOf(topic + ".DLT");
     assertThat(dead.key()).isEqualTo("o-1");
     assertThat(dead.value()).isNull();
@@ -319,7 +321,9 @@ class InboxOutboxStarterIT {
 
     IdempotentConsumersHealthIndicator health =
         context.getBean(IdempotentConsumersHealthIndicator.class);
-    awaitTrue(() -> health.health(true).getStatus().equals(Status.DOWN), "health DOWN");
+    await("health DOWN")
+        .atMost(PATIENCE)
+        .until(() -> health.health(true).getStatus().equals(Status.DOWN));
     @SuppressWarnings("unchecked")
     Map<String, Object> details =
         (Map<String, Object>) health.health(true).getDetails().get("starter-orders");
@@ -366,9 +370,9 @@ class InboxOutboxStarterIT {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    awaitTrue(
-        () -> health.health(true).getStatus().equals(Status.UP),
-        "health UP once the topic takes the dead letter");
+    await("health UP once the topic takes the dead letter")
+        .atMost(PATIENCE)
+        .until(() -> health.health(true).getStatus().equals(Status.UP));
     assertThat(header(firstRecordOf(deadLetterTopic), DeadLetters.REASON))
         .isEqualTo("MALFORMED_PAYLOAD");
     assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value())
@@ -392,40 +396,13 @@ class InboxOutboxStarterIT {
   }
 
   private ProducerRecord<String, byte[]> record(String recordKey, String key, String json) {
-    ProducerRecord<String, byte[]> record =
-        new ProducerRecord<>(topic, recordKey, json.getBytes(StandardCharsets.UTF_8));
-    record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
-    return record;
+    return RecordBuilder.to(topic).key(recordKey).idempotencyKey(key).json(json).build();
   }
 
-  private ConsumerRecord<String, byte[]> firstRecordOf(String topicName)
-      throws InterruptedException {
-    List<ConsumerRecord<String, byte[]>> seen = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> reader =
-        new KafkaConsumer<>(
-            Map.of(
-                "bootstrap.servers",
-                DevStack.shared().kafka().bootstrapServers(),
-                "group.id",
-                "reader-" + UUID.randomUUID(),
-                "auto.offset.reset",
-                "earliest"),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      reader.subscribe(List.of(topicName));
-      awaitTrue(
-          () -> {
-            reader.poll(Duration.ofMillis(200)).forEach(seen::add);
-            return !seen.isEmpty();
-          },
-          "a record on " + topicName);
+  private static ConsumerRecord<String, byte[]> firstRecordOf(String topicName) {
+    try (TopicReader reader = new TopicReader(topicName)) {
+      return reader.readUntil(records -> !records.isEmpty(), PATIENCE).get(0);
     }
-    return seen.get(0);
-  }
-
-  private static String header(ConsumerRecord<String, byte[]> record, String name) {
-    Header header = record.headers().lastHeader(name);
-    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
   }
 
   private static byte[] bytes(ConsumerRecord<String, byte[]> record, String name) {
@@ -434,25 +411,7 @@ class InboxOutboxStarterIT {
     return header.value();
   }
 
-  private int count(String sql) {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(sql)) {
-      row.next();
-      return row.getInt(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(100);
-    }
+  private long count(String sql) {
+    return Rows.count(database.dataSource(), sql);
   }
 }

@@ -1,8 +1,13 @@
 package dev.inboxoutbox.orders;
 
+import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.kafka.RecordBuilder;
+import dev.inboxoutbox.testing.kafka.TopicReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -16,20 +21,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,6 +38,8 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 class OrderConsumerIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
 
   private static ConfigurableApplicationContext app;
   private static DataSource dataSource;
@@ -129,14 +130,15 @@ class OrderConsumerIT {
     String key = UUID.randomUUID().toString();
     String body = place("kafka-first", "SKU-04", 1);
     send("orders.commands", "kafka-first", key, "PlaceOrder", body);
-    awaitTrue(
-        () ->
-            count(
-                    "SELECT count(*) FROM inbox WHERE idempotency_key = '"
-                        + key
-                        + "' AND status = 'COMPLETED'")
-                == 1,
-        "the Kafka command applied");
+    await("the Kafka command applied")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                count(
+                        "SELECT count(*) FROM inbox WHERE idempotency_key = '"
+                            + key
+                            + "' AND status = 'COMPLETED'")
+                    == 1);
 
     HttpResponse<String> overHttp = post(key, body);
 
@@ -153,9 +155,9 @@ class OrderConsumerIT {
     send("orders.commands", "c-1", placeKey, "PlaceOrder", place("c-1", "SKU-02", 1));
     send("orders.commands", "c-1", placeKey, "PlaceOrder", place("c-1", "SKU-02", 1)); // redelivery
     send("orders.commands", "c-2", cancelKey, "PlaceOrder", place("c-2", "SKU-03", 4));
-    awaitTrue(
-        () -> !orderPlacedBy(placeKey).isEmpty() && !orderPlacedBy(cancelKey).isEmpty(),
-        "orders placed");
+    await("orders placed")
+        .atMost(PATIENCE)
+        .until(() -> !orderPlacedBy(placeKey).isEmpty() && !orderPlacedBy(cancelKey).isEmpty());
     String paid = orderPlacedBy(placeKey);
     String cancelled = orderPlacedBy(cancelKey);
     assertThat(count("SELECT count(*) FROM orders WHERE placed_by = '" + placeKey + "'"))
@@ -176,9 +178,9 @@ class OrderConsumerIT {
         UUID.randomUUID().toString(),
         "CancelOrder",
         "{\"orderId\":\"" + cancelled + "\"}");
-    awaitTrue(
-        () -> status(paid).equals("PAID") && status(cancelled).equals("CANCELLED"),
-        "paid and cancelled");
+    await("paid and cancelled")
+        .atMost(PATIENCE)
+        .until(() -> status(paid).equals("PAID") && status(cancelled).equals("CANCELLED"));
 
     String lateCancelKey = UUID.randomUUID().toString();
     send("orders.commands", paid, lateCancelKey, "CancelOrder", "{\"orderId\":\"" + paid + "\"}");
@@ -189,16 +191,17 @@ class OrderConsumerIT {
         latePaymentKey,
         "PaymentCaptured",
         captured.replace(paid, cancelled));
-    awaitTrue(
-        () ->
-            count(
-                    "SELECT count(*) FROM inbox WHERE idempotency_key IN ('"
-                        + lateCancelKey
-                        + "','"
-                        + latePaymentKey
-                        + "') AND status = 'FAILED'")
-                == 2,
-        "late cancel and late payment stored as rejections");
+    await("late cancel and late payment stored as rejections")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                count(
+                        "SELECT count(*) FROM inbox WHERE idempotency_key IN ('"
+                            + lateCancelKey
+                            + "','"
+                            + latePaymentKey
+                            + "') AND status = 'FAILED'")
+                    == 2);
     assertThat(status(paid)).isEqualTo("PAID");
     assertThat(status(cancelled)).isEqualTo("CANCELLED");
     assertThat(
@@ -246,7 +249,9 @@ class OrderConsumerIT {
     assertThat(emojiKey.statusCode()).isEqualTo(201);
     assertThat(latin1Key.statusCode()).as("octets that are not UTF-8").isEqualTo(400);
     assertThat(latin1Key.body()).contains("UTF-8");
-    awaitTrue(() -> !orderPlacedBy(sentinel).isEmpty(), "the Kafka commands consumed");
+    await("the Kafka commands consumed")
+        .atMost(PATIENCE)
+        .until(() -> !orderPlacedBy(sentinel).isEmpty());
     assertThat(count("SELECT count(*) FROM orders WHERE customer_id = '" + customer + "'"))
         .as("the Kafka command with the HTTP request's key is absorbed")
         .isEqualTo(1);
@@ -406,78 +411,25 @@ class OrderConsumerIT {
 
   private record RawResponse(int statusCode, String body) {}
 
-  private static String header(ConsumerRecord<String, byte[]> record, String name) {
-    var header = record.headers().lastHeader(name);
-    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
-  }
-
   private static void send(String topic, String recordKey, String key, String type, String json) {
-    ProducerRecord<String, byte[]> record =
-        new ProducerRecord<>(topic, recordKey, json.getBytes(StandardCharsets.UTF_8));
-    record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
-    record.headers().add("type", type.getBytes(StandardCharsets.UTF_8));
-    producer.send(record);
+    producer.send(
+        RecordBuilder.to(topic).key(recordKey).idempotencyKey(key).type(type).json(json).build());
     producer.flush();
   }
 
   private static List<ConsumerRecord<String, byte[]>> read(
-      String topic, java.util.function.Predicate<List<ConsumerRecord<String, byte[]>>> done)
-      throws InterruptedException {
-    List<ConsumerRecord<String, byte[]>> seen = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of(
-                "bootstrap.servers",
-                DevStack.shared().kafka().bootstrapServers(),
-                "group.id",
-                "reader-" + UUID.randomUUID(),
-                "auto.offset.reset",
-                "earliest"),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      Instant deadline = Instant.now().plusSeconds(60);
-      while (!done.test(seen)) {
-        if (Instant.now().isAfter(deadline)) {
-          throw new AssertionError("timed out reading " + topic + ": " + seen.size() + " records");
-        }
-        consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
-      }
+      String topic, Predicate<List<ConsumerRecord<String, byte[]>>> done) {
+    try (TopicReader reader = new TopicReader(topic)) {
+      return reader.readUntil(done, PATIENCE);
     }
-    return seen;
   }
 
   private static String status(String orderId) {
-    try (Connection connection = dataSource.getConnection();
-        Statement statement = connection.createStatement();
-        ResultSet row =
-            statement.executeQuery(
-                "SELECT status FROM orders WHERE order_id = '" + orderId + "'")) {
-      return row.next() ? row.getString(1) : "";
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
+    return Rows.text(dataSource, "SELECT status FROM orders WHERE order_id = ?", orderId)
+        .orElse("");
   }
 
-  private static int count(String sql) {
-    try (Connection connection = dataSource.getConnection();
-        Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(sql)) {
-      row.next();
-      return row.getInt(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    Instant deadline = Instant.now().plusSeconds(60);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(100);
-    }
+  private static long count(String sql) {
+    return Rows.count(dataSource, sql);
   }
 }

@@ -6,20 +6,16 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.testing.kafka.TopicReader;
+import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -60,26 +56,10 @@ class OrderConsumerStartupIT {
         assertThat(first.statusCode()).isEqualTo(201);
         String orderId = first.body().replaceAll(".*\"orderId\":\"([^\"]+)\".*", "$1");
 
-        try (KafkaConsumer<String, byte[]> consumer =
-            new KafkaConsumer<>(
-                Map.of(
-                    "bootstrap.servers",
-                    DevStack.shared().kafka().bootstrapServers(),
-                    "group.id",
-                    "startup-" + port,
-                    "auto.offset.reset",
-                    "earliest"),
-                new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-          consumer.subscribe(List.of(topicPrefix + "outbox.event.payment"));
-          List<ConsumerRecord<String, byte[]>> seen = new java.util.ArrayList<>();
-          await("the first order's PaymentRequested relayed")
-              .atMost(Duration.ofSeconds(60))
-              .until(
-                  () -> {
-                    consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
-                    return seen.stream().anyMatch(r -> orderId.equals(r.key()));
-                  });
+        try (TopicReader payments = new TopicReader(topicPrefix + "outbox.event.payment")) {
+          payments.readUntil(
+              records -> records.stream().anyMatch(r -> orderId.equals(r.key())),
+              Duration.ofSeconds(60));
         }
       } finally {
         app.join().close();
@@ -109,17 +89,13 @@ class OrderConsumerStartupIT {
                 HttpRequest.BodyPublishers.ofString(
                     "{\"customerId\":\"first\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,\"unitPriceCents\":100}]}"))
             .build();
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (true) {
-      try {
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
-      } catch (java.net.ConnectException notListeningYet) {
-        if (System.nanoTime() > deadline) {
-          throw notListeningYet;
-        }
-        Thread.sleep(5);
-      }
-    }
+    // Sent the moment the web server listens: until then, the connection is refused.
+    return await("the web server accepting the first request")
+        .atMost(Duration.ofSeconds(120))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(5))
+        .ignoreExceptionsInstanceOf(ConnectException.class)
+        .until(() -> http.send(request, HttpResponse.BodyHandlers.ofString()), response -> true);
   }
 
   private static int freePort() throws Exception {

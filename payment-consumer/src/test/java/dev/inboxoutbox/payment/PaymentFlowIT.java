@@ -1,8 +1,9 @@
 package dev.inboxoutbox.payment;
 
-import static dev.inboxoutbox.payment.TopicReader.header;
-import static dev.inboxoutbox.payment.TopicReader.value;
+import static dev.inboxoutbox.testing.kafka.TopicReader.header;
+import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,23 +19,21 @@ import dev.inboxoutbox.provider.WebhookSignature;
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.RelayState;
 import dev.inboxoutbox.spring.IdempotentConsumers;
+import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.kafka.RecordBuilder;
+import dev.inboxoutbox.testing.kafka.TopicReader;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -122,13 +121,14 @@ class PaymentFlowIT {
     provider.webhookUrl(webhookUrl);
     // The relay only streams rows written after its slot exists.
     OutboxRelay relay = app.getBean(OutboxRelay.class);
-    awaitTrue(
-        () ->
-            relay.state() == RelayState.RUNNING
-                && count(
-                        "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
-                    == 1,
-        "relay streaming");
+    await("relay streaming")
+        .atMost(WAIT)
+        .until(
+            () ->
+                relay.state() == RelayState.RUNNING
+                    && count(
+                            "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
+                        == 1);
     producer =
         new KafkaProducer<>(
             Map.of(
@@ -200,9 +200,9 @@ class PaymentFlowIT {
     requestPayment(orderId, otherEventId);
 
     // Same record key, same partition: once the last is consumed, so are the two before it.
-    awaitTrue(
-        () -> inboxStatus(PaymentRequestHandler.OPERATION, otherEventId).isPresent(),
-        "third request consumed");
+    await("third request consumed")
+        .atMost(WAIT)
+        .until(() -> inboxStatus(PaymentRequestHandler.OPERATION, otherEventId).isPresent());
     awaitStatus(paymentId, "CAPTURED");
     assertThat(inboxStatus(PaymentRequestHandler.OPERATION, eventId)).contains("COMPLETED");
     assertThat(inboxStatus(PaymentRequestHandler.OPERATION, otherEventId)).contains("COMPLETED");
@@ -222,7 +222,8 @@ class PaymentFlowIT {
     String paymentId = "pay-" + orderId;
     requestPayment(orderId, UUID.randomUUID().toString());
     awaitStatus(paymentId, "CAPTURED");
-    int versionAfterCapture = count("SELECT version FROM payments WHERE payment_id = ?", paymentId);
+    long versionAfterCapture =
+        count("SELECT version FROM payments WHERE payment_id = ?", paymentId);
     WebhookEvent event =
         provider.webhookEvents().stream()
             .filter(e -> e.paymentId().equals(paymentId))
@@ -282,9 +283,9 @@ class PaymentFlowIT {
             lateEventId, "charge.failed", paymentId, charge.chargeId(), charge.amountCents());
     assertThat(postWebhook(late, SIGNER.sign(late, Instant.now())).statusCode()).isEqualTo(200);
 
-    awaitTrue(
-        () -> inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId).isPresent(),
-        "late webhook consumed");
+    await("late webhook consumed")
+        .atMost(WAIT)
+        .until(() -> inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId).isPresent());
     assertThat(inboxStatus(ProviderWebhookHandler.OPERATION, lateEventId)).contains("FAILED");
     assertThat(inboxOutcome(ProviderWebhookHandler.OPERATION, lateEventId).orElseThrow())
         .contains("payment_already_captured");
@@ -305,9 +306,9 @@ class PaymentFlowIT {
     provider.outage(true);
     try {
       requestPayment(orderId, UUID.randomUUID().toString());
-      awaitTrue(
-          () -> charger.snapshot().transientFailures() >= transientBefore + 2,
-          "charge retried during the outage");
+      await("charge retried during the outage")
+          .atMost(WAIT)
+          .until(() -> charger.snapshot().transientFailures() >= transientBefore + 2);
       assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId))
           .contains("REQUESTED");
       assertThat(provider.ledgerFor(paymentId)).isEmpty();
@@ -403,7 +404,7 @@ class PaymentFlowIT {
       throws Exception {
     String sentinelId = awaitConsumedAfter(paymentId);
     try (TopicReader webhooks = new TopicReader(webhookTopic)) {
-      assertThat(webhooks.readAll(paymentId))
+      assertThat(TopicReader.withKey(webhooks.readToEnd(), paymentId))
           .extracting(r -> header(r, "Idempotency-Key"))
           .containsExactly(sentinelId);
     }
@@ -423,9 +424,9 @@ class PaymentFlowIT {
         webhookBody(sentinelId, "charge.succeeded", paymentId, "ch_sentinel_" + shortId(), 2500);
     assertThat(postWebhook(sentinel, SIGNER.sign(sentinel, Instant.now())).statusCode())
         .isEqualTo(200);
-    awaitTrue(
-        () -> inboxStatus(ProviderWebhookHandler.OPERATION, sentinelId).isPresent(),
-        "sentinel webhook consumed");
+    await("sentinel webhook consumed")
+        .atMost(WAIT)
+        .until(() -> inboxStatus(ProviderWebhookHandler.OPERATION, sentinelId).isPresent());
     return sentinelId;
   }
 
@@ -447,7 +448,7 @@ class PaymentFlowIT {
                 orderId))
         .isEqualTo(1);
     OutboxRelay relay = app.getBean(OutboxRelay.class);
-    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "outbox relayed");
+    await("outbox relayed").atMost(WAIT).until(() -> relay.lag().unpublishedRows() == 0);
     try (TopicReader results = new TopicReader(resultTopic)) {
       List<ConsumerRecord<String, byte[]>> records =
           results.readUntil(orderId, r -> !r.isEmpty(), WAIT);
@@ -476,9 +477,12 @@ class PaymentFlowIT {
     payload.put("amountCents", 2500);
     payload.put("currency", "EUR");
     ProducerRecord<String, byte[]> record =
-        new ProducerRecord<>(paymentTopic, "pay-" + orderId, JSON.writeValueAsBytes(payload));
-    record.headers().add("Idempotency-Key", eventId.getBytes(StandardCharsets.UTF_8));
-    record.headers().add("type", "PaymentRequested".getBytes(StandardCharsets.UTF_8));
+        RecordBuilder.to(paymentTopic)
+            .key("pay-" + orderId)
+            .idempotencyKey(eventId)
+            .type("PaymentRequested")
+            .body(JSON.writeValueAsBytes(payload))
+            .build();
     producer.send(record).get();
   }
 
@@ -509,11 +513,12 @@ class PaymentFlowIT {
   }
 
   private static void awaitStatus(String paymentId, String status) throws InterruptedException {
-    awaitTrue(
-        () ->
-            text("SELECT status FROM payments WHERE payment_id = ?", paymentId)
-                .equals(Optional.of(status)),
-        paymentId + " " + status);
+    await(paymentId + " " + status)
+        .atMost(WAIT)
+        .until(
+            () ->
+                text("SELECT status FROM payments WHERE payment_id = ?", paymentId)
+                    .equals(Optional.of(status)));
   }
 
   private static Optional<String> inboxStatus(String operation, String key) {
@@ -528,36 +533,15 @@ class PaymentFlowIT {
         key);
   }
 
-  private static int count(String sql, String... parameters) {
-    return Integer.parseInt(text(sql, parameters).orElseThrow());
+  private static long count(String sql, String... parameters) {
+    return Rows.count(database.dataSource(), sql, (Object[]) parameters);
   }
 
   private static Optional<String> text(String sql, String... parameters) {
-    try (Connection connection = database.connect();
-        PreparedStatement query = connection.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        query.setString(i + 1, parameters[i]);
-      }
-      try (ResultSet row = query.executeQuery()) {
-        return row.next() ? Optional.ofNullable(row.getString(1)) : Optional.empty();
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
+    return Rows.text(database.dataSource(), sql, (Object[]) parameters);
   }
 
   private static String shortId() {
     return UUID.randomUUID().toString().substring(0, 8);
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    Instant deadline = Instant.now().plus(WAIT);
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(50);
-    }
   }
 }

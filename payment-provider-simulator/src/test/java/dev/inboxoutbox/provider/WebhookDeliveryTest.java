@@ -2,6 +2,7 @@ package dev.inboxoutbox.provider;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -76,8 +77,10 @@ class WebhookDeliveryTest {
 
     // A replayed request schedules no second webhook.
     charge("charge-pay-o-1", "pay-o-1", 2500);
-    Thread.sleep(300);
-    assertThat(receiver.attempts()).hasSize(1);
+    await("no second webhook for the replayed request")
+        .during(Duration.ofMillis(300))
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(receiver.attempts()).hasSize(1));
     assertThat(provider.webhookStats()).isEqualTo(new WebhookStats(1, 0, 1, 1, 0, 0));
   }
 
@@ -159,8 +162,10 @@ class WebhookDeliveryTest {
             .build()
             .start();
     charge("charge-pay-late", "pay-late", 100);
-    Thread.sleep(200);
-    assertThat(provider.webhookStats().pending()).isEqualTo(1);
+    await("the webhook pending while no receiver is configured")
+        .during(Duration.ofMillis(200))
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(provider.webhookStats().pending()).isEqualTo(1));
     provider.webhookUrl(receiver.url());
     assertThat(receiver.awaitAttempts(a -> a.size() == 1, WAIT)).hasSize(1);
     awaitStats(stats -> stats.pending() == 0 && stats.deliveries() == 1);
@@ -174,14 +179,11 @@ class WebhookDeliveryTest {
     return attempts.stream().filter(a -> a.answeredWith() == 200).toList();
   }
 
-  private void awaitStats(Predicate<WebhookStats> done) throws InterruptedException {
-    Instant deadline = Instant.now().plus(WAIT);
-    while (!done.test(provider.webhookStats())) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("webhook stats never got there: " + provider.webhookStats());
-      }
-      Thread.sleep(20);
-    }
+  private void awaitStats(Predicate<WebhookStats> done) {
+    await("the simulator's webhook stats")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(20))
+        .until(provider::webhookStats, done);
   }
 
   private String eventId(Attempt attempt) {

@@ -1,5 +1,7 @@
 package dev.inboxoutbox.provider;
 
+import static org.awaitility.Awaitility.await;
+
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -75,18 +77,12 @@ final class WebhookReceiver implements AutoCloseable {
     return attempts.stream().filter(attempt -> attempt.answeredWith() == 200).toList();
   }
 
-  /** Waits until {@code done} holds for the attempts so far. */
-  List<Attempt> awaitAttempts(Predicate<List<Attempt>> done, Duration timeout)
-      throws InterruptedException {
-    Instant deadline = Instant.now().plus(timeout);
-    while (!done.test(attempts())) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError(
-            "gave up after " + timeout + " with " + attempts.size() + " attempts: " + attempts);
-      }
-      Thread.sleep(20);
-    }
-    return attempts();
+  /** Waits until {@code done} holds for the attempts so far, and answers them. */
+  List<Attempt> awaitAttempts(Predicate<List<Attempt>> done, Duration timeout) {
+    return await("webhook attempts at the receiver")
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(20))
+        .until(this::attempts, done);
   }
 
   @Override

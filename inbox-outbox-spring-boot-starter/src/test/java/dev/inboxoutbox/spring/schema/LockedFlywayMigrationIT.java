@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.testing.jdbc.Rows;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -97,7 +97,7 @@ class LockedFlywayMigrationIT {
     }
   }
 
-  private int waitingForTheMigrationLock() throws SQLException {
+  private long waitingForTheMigrationLock() {
     return count(
         "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database"
             + " WHERE d.datname = current_database() AND l.locktype = 'advisory'"
@@ -110,12 +110,7 @@ class LockedFlywayMigrationIT {
         == 1;
   }
 
-  private int count(String sql) throws SQLException {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(sql)) {
-      row.next();
-      return row.getInt(1);
-    }
+  private long count(String sql) {
+    return Rows.count(database.dataSource(), sql);
   }
 }

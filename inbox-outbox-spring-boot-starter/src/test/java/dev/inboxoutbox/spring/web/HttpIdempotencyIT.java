@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.testing.jdbc.Rows;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -16,7 +17,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -375,18 +375,7 @@ class HttpIdempotencyIT {
     }
   }
 
-  private static int count(String sql, Object... parameters) {
-    try (Connection connection = database.connect();
-        var statement = connection.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        statement.setObject(i + 1, parameters[i]);
-      }
-      try (ResultSet row = statement.executeQuery()) {
-        row.next();
-        return row.getInt(1);
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
+  private static long count(String sql, Object... parameters) {
+    return Rows.count(database.dataSource(), sql, parameters);
   }
 }

@@ -1,0 +1,262 @@
+package dev.inboxoutbox.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inboxoutbox.consumer.TransactionRunner;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.outbox.Outbox;
+import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.retention.RetentionScheduler;
+import dev.inboxoutbox.spring.schema.LockedFlywayMigrationAutoConfiguration;
+import dev.inboxoutbox.spring.web.InboxOutboxWebAutoConfiguration;
+import dev.inboxoutbox.spring.web.RequestBodyLimitAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.web.servlet.HandlerAdapter;
+
+/**
+ * Which beans the starter's auto-configurations contribute under which conditions. No database and
+ * no broker: the data source points nowhere, and nothing here may connect (the schema migration and
+ * the retention schedule, which would, are switched off; {@link InboxOutboxAutoConfigurationIT}
+ * covers them on a real database).
+ */
+class InboxOutboxAutoConfigurationTest {
+
+  private static final AutoConfigurations STARTER =
+      AutoConfigurations.of(
+          InboxOutboxAutoConfiguration.class,
+          InboxOutboxMetricsAutoConfiguration.class,
+          InboxOutboxHealthAutoConfiguration.class,
+          RequestBodyLimitAutoConfiguration.class,
+          InboxOutboxWebAutoConfiguration.class,
+          LockedFlywayMigrationAutoConfiguration.class);
+
+  private static final String[] NOTHING_THAT_CONNECTS = {
+    "inbox-outbox.schema.migrate=false", "inbox-outbox.retention.enabled=false"
+  };
+
+  private final ApplicationContextRunner app =
+      new ApplicationContextRunner()
+          .withConfiguration(STARTER)
+          .withPropertyValues(NOTHING_THAT_CONNECTS);
+
+  private final ApplicationContextRunner appWithDatabase =
+      app.withUserConfiguration(UnreachableDatabase.class);
+
+  @Test
+  void withoutADataSourceTheStarterContributesNoInboxOutboxOrRunner() {
+    app.run(
+        context ->
+            assertThat(context)
+                .hasNotFailed()
+                .doesNotHaveBean(Inbox.class)
+                .doesNotHaveBean(Outbox.class)
+                .doesNotHaveBean(TransactionRunner.class)
+                .doesNotHaveBean(RetentionTotals.class));
+  }
+
+  @Test
+  void withADataSourceTheStarterContributesInboxOutboxAndASpringTransactionRunner() {
+    appWithDatabase.run(
+        context -> {
+          assertThat(context).hasSingleBean(Inbox.class).hasSingleBean(Outbox.class);
+          assertThat(context)
+              .getBean(TransactionRunner.class)
+              .isInstanceOf(SpringTransactionRunner.class);
+        });
+  }
+
+  @Test
+  void theRelayIsOffUnlessEnabled() {
+    ContextConsumer<AssertableApplicationContext> noRelay =
+        context ->
+            assertThat(context)
+                .doesNotHaveBean(OutboxRelay.class)
+                .doesNotHaveBean(RelayLifecycle.class)
+                .doesNotHaveBean("outboxRelayHealthIndicator");
+    appWithDatabase.run(noRelay);
+    appWithDatabase.withPropertyValues("inbox-outbox.relay.enabled=false").run(noRelay);
+  }
+
+  @Test
+  void retentionDisabledMeansNoScheduleButTotalsForTheMetrics() {
+    appWithDatabase.run(
+        context ->
+            assertThat(context)
+                .doesNotHaveBean(RetentionScheduler.class)
+                .doesNotHaveBean(RetentionLifecycle.class)
+                .hasSingleBean(RetentionTotals.class));
+  }
+
+  @Test
+  void anApplicationsOwnInboxOutboxRunnerAndTotalsWinOverTheStarters() {
+    appWithDatabase
+        .withUserConfiguration(OwnBeans.class)
+        .run(
+            context -> {
+              assertThat(context).getBean(Inbox.class).isSameAs(OwnBeans.INBOX);
+              assertThat(context).getBean(Outbox.class).isSameAs(OwnBeans.OUTBOX);
+              assertThat(context).getBean(TransactionRunner.class).isSameAs(OwnBeans.RUNNER);
+              assertThat(context).getBean(RetentionTotals.class).isSameAs(OwnBeans.TOTALS);
+            });
+  }
+
+  @Test
+  void twoTransactionManagersLeaveTheRunnerToTheApplication() {
+    appWithDatabase
+        .withUserConfiguration(SecondTransactionManager.class)
+        .run(context -> assertThat(context).doesNotHaveBean(TransactionRunner.class));
+  }
+
+  @Test
+  void withoutATransactionManagerThereIsNoSpringTransactionRunner() {
+    app.withUserConfiguration(DataSourceOnly.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasSingleBean(Inbox.class)
+                    .doesNotHaveBean(TransactionRunner.class));
+  }
+
+  @Test
+  void withoutConsumerDefinitionsThereAreNoConsumersAndNoDeadLetterProducer() {
+    appWithDatabase.run(
+        context ->
+            assertThat(context)
+                .doesNotHaveBean(IdempotentConsumers.class)
+                .doesNotHaveBean(KafkaProducer.class)
+                .doesNotHaveBean("idempotentConsumersHealthIndicator"));
+  }
+
+  @Test
+  void theHttpIdempotencyAndBodyLimitAreOnlyInAServletWebApplication() {
+    appWithDatabase.run(
+        context ->
+            assertThat(context)
+                .doesNotHaveBean(InboxOutboxWebAutoConfiguration.class)
+                .doesNotHaveBean(HandlerAdapter.class)
+                .doesNotHaveBean(FilterRegistrationBean.class));
+    new WebApplicationContextRunner()
+        .withConfiguration(STARTER)
+        .withPropertyValues(NOTHING_THAT_CONNECTS)
+        .withUserConfiguration(UnreachableDatabase.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasSingleBean(InboxOutboxWebAutoConfiguration.class)
+                    .hasSingleBean(HandlerAdapter.class)
+                    .hasBean("inboxOutboxRequestBodyLimit"));
+  }
+
+  @Test
+  void theHttpIdempotencyNeedsATransactionManager() {
+    new WebApplicationContextRunner()
+        .withConfiguration(STARTER)
+        .withPropertyValues(NOTHING_THAT_CONNECTS)
+        .withUserConfiguration(DataSourceOnly.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .doesNotHaveBean(InboxOutboxWebAutoConfiguration.class)
+                    .hasBean("inboxOutboxRequestBodyLimit"));
+  }
+
+  @Test
+  void metersAreBoundOnlyWithMicrometerOnTheClasspath() {
+    appWithDatabase.run(context -> assertThat(context).hasBean("inboxOutboxMeters"));
+    appWithDatabase
+        .withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+        .run(context -> assertThat(context).doesNotHaveBean(MeterBinder.class));
+  }
+
+  @Test
+  void healthIndicatorsNeedActuatorsHealthOnTheClasspath() {
+    appWithDatabase
+        .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .doesNotHaveBean(InboxOutboxHealthAutoConfiguration.class));
+  }
+
+  @Test
+  void flywayMigrationsTakeTheLockedStrategyOnlyWithFlywayOnTheClasspath() {
+    app.run(context -> assertThat(context).hasBean("lockedFlywayMigration"));
+    app.withClassLoader(new FilteredClassLoader(Flyway.class))
+        .run(context -> assertThat(context).doesNotHaveBean(FlywayMigrationStrategy.class));
+  }
+
+  /** A data source that is never connected to: any connection attempt would fail the test. */
+  @Configuration(proxyBeanMethods = false)
+  static class DataSourceOnly {
+    @Bean
+    DataSource dataSource() {
+      return new DriverManagerDataSource("jdbc:postgresql://never-connected.invalid/none");
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class UnreachableDatabase extends DataSourceOnly {
+    @Bean
+    PlatformTransactionManager transactionManager(DataSource dataSource) {
+      return new DataSourceTransactionManager(dataSource);
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class SecondTransactionManager {
+    @Bean
+    PlatformTransactionManager otherTransactionManager(DataSource dataSource) {
+      return new DataSourceTransactionManager(dataSource);
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class OwnBeans {
+    static final Inbox INBOX = Inbox.builder().build();
+    static final Outbox OUTBOX = Outbox.builder().build();
+    static final TransactionRunner RUNNER =
+        TransactionRunner.fromDataSource(
+            new DriverManagerDataSource("jdbc:postgresql://never-connected.invalid/own"));
+    static final RetentionTotals TOTALS = new RetentionTotals();
+
+    @Bean
+    Inbox ownInbox() {
+      return INBOX;
+    }
+
+    @Bean
+    Outbox ownOutbox() {
+      return OUTBOX;
+    }
+
+    @Bean
+    TransactionRunner ownRunner() {
+      return RUNNER;
+    }
+
+    @Bean
+    RetentionTotals ownTotals() {
+      return TOTALS;
+    }
+  }
+}
