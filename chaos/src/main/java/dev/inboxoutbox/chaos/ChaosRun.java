@@ -85,8 +85,9 @@ final class ChaosRun {
     Path runDirectory =
         options.reportDirectory().resolve("chaos-" + started.toString().replace(':', '-'));
     Path logs = Files.createDirectories(runDirectory.resolve("logs"));
-    Path orderJar = serviceJar(options.repoRoot(), "order-consumer");
-    Path paymentJar = serviceJar(options.repoRoot(), "payment-consumer");
+    Path orderJar = ModuleJars.service(options.repoRoot(), "order-consumer");
+    Path paymentJar = ModuleJars.service(options.repoRoot(), "payment-consumer");
+    Path extension = ModuleJars.chaosExtension(options.repoRoot());
     String secret = "whsec_" + UUID.randomUUID();
     // Crash points fire while this file exists: during the kill phase, not while the run drains.
     Path crashPointsArmed =
@@ -128,7 +129,8 @@ final class ChaosRun {
               crashPointsArmed,
               paymentProviderProperties(provider.baseUrl().toString(), secret));
       FastStartJar[] jars =
-          prepareJars(orderJar, orderProperties, paymentJar, paymentProperties, logs, out);
+          prepareJars(
+              orderJar, orderProperties, paymentJar, paymentProperties, extension, logs, out);
       for (int i = 1; i <= options.orderInstances(); i++) {
         orderServices.add(
             new ServiceProcess("order-consumer-" + i, jars[0], freePort(), orderProperties, logs));
@@ -236,8 +238,9 @@ final class ChaosRun {
    */
   static boolean prepareFastStart(Path repoRoot, Path reportDirectory, PrintStream out)
       throws Exception {
-    Path orderJar = serviceJar(repoRoot, "order-consumer");
-    Path paymentJar = serviceJar(repoRoot, "payment-consumer");
+    Path orderJar = ModuleJars.service(repoRoot, "order-consumer");
+    Path paymentJar = ModuleJars.service(repoRoot, "payment-consumer");
+    Path extension = ModuleJars.chaosExtension(repoRoot);
     Path logs =
         Files.createDirectories(
             reportDirectory.resolve("prepare-" + Instant.now().toString().replace(':', '-')));
@@ -248,15 +251,17 @@ final class ChaosRun {
       // Training stops once the context is refreshed: nothing calls the provider, any URL will do.
       FastStartJar[] jars =
           prepareJars(
-              orderJar, serviceProperties(ordersDb, bootstrap, "6000", true, Map.of()),
+              orderJar,
+              serviceProperties(ordersDb, bootstrap, "6000", Map.of()),
               paymentJar,
-                  serviceProperties(
-                      paymentsDb,
-                      bootstrap,
-                      "6000",
-                      true,
-                      paymentProviderProperties("http://localhost:9", "whsec_prepare")),
-              logs, out);
+              serviceProperties(
+                  paymentsDb,
+                  bootstrap,
+                  "6000",
+                  paymentProviderProperties("http://localhost:9", "whsec_prepare")),
+              extension,
+              logs,
+              out);
       out.printf(
           "service processes will start from: %s, %s%n",
           jars[0].description(), jars[1].description());
@@ -276,6 +281,7 @@ final class ChaosRun {
       Map<String, String> orderProperties,
       Path paymentJar,
       Map<String, String> paymentProperties,
+      Path extension,
       Path logs,
       PrintStream out)
       throws Exception {
@@ -285,12 +291,17 @@ final class ChaosRun {
           preparing.submit(
               () ->
                   FastStartJar.prepare(
-                      orderJar, orderProperties, logs.resolve("order-consumer-training.log"), out));
+                      orderJar,
+                      extension,
+                      orderProperties,
+                      logs.resolve("order-consumer-training.log"),
+                      out));
       Future<FastStartJar> payments =
           preparing.submit(
               () ->
                   FastStartJar.prepare(
                       paymentJar,
+                      extension,
                       paymentProperties,
                       logs.resolve("payment-consumer-training.log"),
                       out));
@@ -302,7 +313,8 @@ final class ChaosRun {
 
   /**
    * The service settings of this run: with its crash points, armed while {@code crashPointsArmed}
-   * exists.
+   * exists, and the negative control if asked for. Only the chaos extension on the services' class
+   * path reads {@code iox.chaos.*}.
    */
   private Map<String, String> runProperties(
       Database db,
@@ -310,26 +322,23 @@ final class ChaosRun {
       String sessionTimeoutMs,
       Path crashPointsArmed,
       Map<String, String> extra) {
-    Map<String, String> properties =
-        serviceProperties(db, bootstrap, sessionTimeoutMs, options.dedup(), extra);
+    Map<String, String> properties = serviceProperties(db, bootstrap, sessionTimeoutMs, extra);
     if (options.crashPointProbability() > 0) {
-      properties.put("inbox-outbox.chaos.arming-file", crashPointsArmed.toString());
+      properties.put("iox.chaos.arming-file", crashPointsArmed.toString());
       for (String point :
           List.of("MID_HANDLER", "AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT", "RELAY_AFTER_PUBLISH")) {
         properties.put(
-            "inbox-outbox.chaos.crash-points." + point,
-            String.valueOf(options.crashPointProbability()));
+            "iox.chaos.crash-points." + point, String.valueOf(options.crashPointProbability()));
       }
+    }
+    if (!options.dedup()) {
+      properties.put("iox.chaos.dedup-off", "true");
     }
     return properties;
   }
 
   private static Map<String, String> serviceProperties(
-      Database db,
-      String bootstrap,
-      String sessionTimeoutMs,
-      boolean dedup,
-      Map<String, String> extra) {
+      Database db, String bootstrap, String sessionTimeoutMs, Map<String, String> extra) {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put("spring.datasource.url", db.jdbcUrl());
     properties.put("spring.datasource.username", db.username());
@@ -343,7 +352,6 @@ final class ChaosRun {
     properties.put("inbox-outbox.relay.standby-poll-interval", "300ms");
     properties.put("inbox-outbox.relay.restart-backoff-min", "300ms");
     properties.put("inbox-outbox.relay.restart-backoff-max", "3s");
-    properties.put("inbox-outbox.consumer.dedup-enabled", String.valueOf(dedup));
     properties.put("inbox-outbox.retention.enabled", "false");
     properties.put("management.endpoints.web.exposure.include", "health,metrics");
     properties.put("management.endpoint.health.show-details", "always");
@@ -628,30 +636,6 @@ final class ChaosRun {
     long min = options.killIntervalMin().toMillis();
     long max = options.killIntervalMax().toMillis();
     return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
-  }
-
-  private static Path serviceJar(Path repoRoot, String module) throws IOException {
-    Path target = repoRoot.resolve(module).resolve("target");
-    try (Stream<Path> files = Files.list(target)) {
-      return files
-          .filter(
-              p ->
-                  p.getFileName().toString().startsWith(module)
-                      && p.getFileName().toString().endsWith("-exec.jar"))
-          .findFirst()
-          .orElseThrow(
-              () ->
-                  new IllegalStateException(
-                      "no "
-                          + module
-                          + " executable jar in "
-                          + target
-                          + "; build first: ./mvnw -B -q install -DskipTests"));
-    } catch (java.nio.file.NoSuchFileException e) {
-      throw new IllegalStateException(
-          module + " is not built (" + target + " missing); run ./mvnw -B -q install -DskipTests",
-          e);
-    }
   }
 
   private static int freePort() throws IOException {

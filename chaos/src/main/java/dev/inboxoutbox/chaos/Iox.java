@@ -119,7 +119,9 @@ public final class Iox implements Runnable {
 
     @Option(
         names = "--no-dedup",
-        description = "Negative control: turn the inbox off; the verifier must then fail.")
+        description =
+            "Negative control: the services get a key extractor that makes every delivery look"
+                + " new to the inbox, so repeats apply again; the verifier must then fail.")
     boolean noDedup;
 
     @Option(names = "--retry-share", defaultValue = "0.1")

@@ -57,7 +57,7 @@ public final class BatchProcessor {
   private final MessageHandler handler;
   private final DeadLetterPublisher deadLetters;
   private final ConsumerStats stats;
-  private final CrashInjector crashInjector;
+  private final Hooks hooks;
 
   private BatchProcessor(Builder b) {
     this.transactions = transactionsOf(b);
@@ -73,7 +73,7 @@ public final class BatchProcessor {
                 settings.deadLetterSuffix(),
                 settings.operation()),
             stats);
-    this.crashInjector = b.crashInjector;
+    this.hooks = b.hooks;
   }
 
   public static Builder builder() {
@@ -173,6 +173,7 @@ public final class BatchProcessor {
     deadLetters.publish(rejected, resumeAt);
     stats.records(records.size());
     stats.succeeded(resumeAt.keySet());
+    hooks.batchCommitted(records);
   }
 
   /** Returns the dead letters the transaction produced (conflicts); throws if a record failed. */
@@ -220,7 +221,7 @@ public final class BatchProcessor {
                 }
               }
             }
-            if (!completions.isEmpty() && settings.dedupEnabled()) {
+            if (!completions.isEmpty()) {
               inbox.completeAll(connection, completions);
             }
             return null;
@@ -265,12 +266,6 @@ public final class BatchProcessor {
   }
 
   private List<ClaimResult> claim(Connection connection, List<Prepared> batch) {
-    if (!settings.dedupEnabled()) {
-      // The negative control: with the inbox off every record counts as new.
-      List<ClaimResult> unguarded = new ArrayList<>(batch.size());
-      batch.forEach(p -> unguarded.add(new ClaimResult.New(p.request)));
-      return unguarded;
-    }
     List<ClaimRequest> requests = new ArrayList<>(batch.size());
     batch.forEach(p -> requests.add(p.request));
     return inbox.claimAll(connection, requests);
@@ -278,11 +273,11 @@ public final class BatchProcessor {
 
   private Outcome runHandler(Prepared prepared, HandlerContext context) throws Exception {
     try {
-      crashInjector.at(CrashPoint.MID_HANDLER);
       Outcome outcome = handler.handle(prepared.message, context);
       if (outcome == null) {
         throw new IllegalStateException("handler returned no outcome");
       }
+      hooks.handlerReturned(prepared.message);
       return outcome;
     } catch (PoisonMessageException poison) {
       throw new RecordFailedException(poison.reason(), poison.getMessage(), poison);
@@ -449,6 +444,30 @@ public final class BatchProcessor {
   }
 
   /**
+   * Observes a batch at the two moments a crash tests the guarantee: fault-injection and tests
+   * implement it, nothing in the library needs it. Hooks run on the consumer's thread; an exception
+   * thrown from one acts like a crash at that moment.
+   */
+  public interface Hooks {
+
+    /** Observes nothing: the default. */
+    Hooks NONE = new Hooks() {};
+
+    /**
+     * The handler returned for {@code message}, inside the batch's transaction, before it commits.
+     * An exception here is a handler failure: the transaction rolls back.
+     */
+    default void handlerReturned(IncomingMessage message) {}
+
+    /**
+     * The batch's transaction committed and its dead letters were acknowledged; the caller has not
+     * committed the Kafka offsets yet. An exception here leaves the batch to be delivered again,
+     * and the inbox absorbs what was applied.
+     */
+    default void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {}
+  }
+
+  /**
    * Builds a {@link BatchProcessor}; transactions (or a data source), settings, handler and
    * dead-letter producer are required.
    */
@@ -461,7 +480,7 @@ public final class BatchProcessor {
     private Inbox inbox = Inbox.builder().build();
     private Outbox outbox = Outbox.builder().build();
     private ConsumerStats stats = new ConsumerStats();
-    private CrashInjector crashInjector = CrashInjector.NONE;
+    private Hooks hooks = Hooks.NONE;
 
     private Builder() {}
 
@@ -513,8 +532,9 @@ public final class BatchProcessor {
       return this;
     }
 
-    public Builder crashInjector(CrashInjector crashInjector) {
-      this.crashInjector = Objects.requireNonNull(crashInjector, "crashInjector");
+    /** Observes each batch; default {@link Hooks#NONE}. */
+    public Builder hooks(Hooks hooks) {
+      this.hooks = Objects.requireNonNull(hooks, "hooks");
       return this;
     }
 

@@ -2,8 +2,6 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.BatchIncompleteException;
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.CrashInjector;
-import dev.inboxoutbox.consumer.CrashPoint;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.kafka.listener.BatchMessageListener;
@@ -18,11 +16,9 @@ import org.springframework.kafka.listener.BatchMessageListener;
 public final class IdempotentBatchListener implements BatchMessageListener<String, byte[]> {
 
   private final BatchProcessor processor;
-  private final CrashInjector crashInjector;
 
-  public IdempotentBatchListener(BatchProcessor processor, CrashInjector crashInjector) {
+  public IdempotentBatchListener(BatchProcessor processor) {
     this.processor = processor;
-    this.crashInjector = crashInjector;
   }
 
   @Override
@@ -35,7 +31,6 @@ public final class IdempotentBatchListener implements BatchMessageListener<Strin
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while processing a batch", e);
     }
-    crashInjector.at(CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT);
   }
 
   public BatchProcessor processor() {

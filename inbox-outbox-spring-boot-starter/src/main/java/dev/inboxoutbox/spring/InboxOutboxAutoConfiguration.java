@@ -1,23 +1,24 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.consumer.CrashInjector;
-import dev.inboxoutbox.consumer.CrashPoint;
+import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.DeadLetters;
+import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.RelayListener;
 import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.retention.RetentionPolicy;
 import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.springframework.beans.factory.ObjectProvider;
@@ -43,6 +44,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@link Inbox}, {@link Outbox}, one listener container per {@link IdempotentConsumerDefinition}
  * running its batches in the application's transaction manager, the relay (when {@code
  * inbox-outbox.relay.enabled}) and the retention schedule.
+ *
+ * <p>Extension points, as beans: {@link IdempotentConsumerCustomizer}s adjust each consumer's
+ * settings, {@link BatchProcessor.Hooks} observe every consumer's batches and {@link
+ * RelayListener}s the relay's published batches (fault injection, tests).
  */
 @AutoConfiguration(
     after = {
@@ -124,7 +129,8 @@ public class InboxOutboxAutoConfiguration {
       Inbox inbox,
       Outbox outbox,
       KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer,
-      ObjectProvider<CrashInjector> crashInjector) {
+      ObjectProvider<IdempotentConsumerCustomizer> customizers,
+      ObjectProvider<BatchProcessor.Hooks> hooks) {
     return new IdempotentConsumers(
         definitions.orderedStream().toList(),
         kafkaListenerContainerFactory,
@@ -134,7 +140,8 @@ public class InboxOutboxAutoConfiguration {
         inbox,
         outbox,
         inboxOutboxDeadLetterProducer,
-        crashInjector.getIfAvailable(() -> crashInjector(properties.getChaos())));
+        customizers.orderedStream().toList(),
+        allOf(hooks.orderedStream().toList()));
   }
 
   @Bean
@@ -146,6 +153,7 @@ public class InboxOutboxAutoConfiguration {
       ObjectProvider<JdbcConnectionDetails> jdbc,
       KafkaConnectionDetails kafkaConnection,
       Environment environment,
+      ObjectProvider<RelayListener> listeners,
       SchemaReady schema) {
     InboxOutboxProperties.Relay relay = properties.getRelay();
     // Boot's connection details (properties, or a service connection such as Testcontainers'),
@@ -174,21 +182,27 @@ public class InboxOutboxAutoConfiguration {
                 settings.producerProperty(name, String.valueOf(value));
               }
             });
-    if (properties.getChaos().getCrashPoints().isEmpty()) {
-      return new OutboxRelay(settings.build());
-    }
-    CrashInjector crash = crashInjector(properties.getChaos());
-    return new OutboxRelay(settings.build(), events -> crash.at(CrashPoint.RELAY_AFTER_PUBLISH));
+    List<RelayListener> relayListeners = listeners.orderedStream().toList();
+    return new OutboxRelay(
+        settings.build(), events -> relayListeners.forEach(listener -> listener.published(events)));
   }
 
-  private static CrashInjector crashInjector(InboxOutboxProperties.Chaos chaos) {
-    if (chaos.getCrashPoints().isEmpty()) {
-      return CrashInjector.NONE;
+  /** Every {@link BatchProcessor.Hooks} bean, called in order. */
+  private static BatchProcessor.Hooks allOf(List<BatchProcessor.Hooks> hooks) {
+    if (hooks.isEmpty()) {
+      return BatchProcessor.Hooks.NONE;
     }
-    Path armingFile = chaos.getArmingFile();
-    return armingFile == null
-        ? CrashInjector.halting(chaos.getCrashPoints())
-        : CrashInjector.halting(chaos.getCrashPoints(), () -> Files.exists(armingFile));
+    return new BatchProcessor.Hooks() {
+      @Override
+      public void handlerReturned(IncomingMessage message) {
+        hooks.forEach(hook -> hook.handlerReturned(message));
+      }
+
+      @Override
+      public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
+        hooks.forEach(hook -> hook.batchCommitted(records));
+      }
+    };
   }
 
   @Bean

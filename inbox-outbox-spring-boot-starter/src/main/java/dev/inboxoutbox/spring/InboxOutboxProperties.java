@@ -2,7 +2,6 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.TooOldPolicy;
 import dev.inboxoutbox.outbox.OutboxPolicy;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,43 +17,6 @@ public class InboxOutboxProperties {
   private final Consumer consumer = new Consumer();
   private final Relay relay = new Relay();
   private final Retention retention = new Retention();
-  private final Chaos chaos = new Chaos();
-
-  public Chaos getChaos() {
-    return chaos;
-  }
-
-  /** Crash injection for chaos runs; empty (off) by default. */
-  public static class Chaos {
-    /**
-     * Probability per crash point that the JVM halts there, e.g.
-     * inbox-outbox.chaos.crash-points.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT=0.002. Never in
-     * production.
-     */
-    private Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints = new LinkedHashMap<>();
-
-    /**
-     * If set, crash points fire only while this file exists: a chaos harness removes it when its
-     * kill phase is over, so that nothing halts while the run drains.
-     */
-    private Path armingFile;
-
-    public Map<dev.inboxoutbox.consumer.CrashPoint, Double> getCrashPoints() {
-      return crashPoints;
-    }
-
-    public void setCrashPoints(Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints) {
-      this.crashPoints = crashPoints;
-    }
-
-    public Path getArmingFile() {
-      return armingFile;
-    }
-
-    public void setArmingFile(Path armingFile) {
-      this.armingFile = armingFile;
-    }
-  }
 
   public Schema getSchema() {
     return schema;
@@ -207,9 +169,6 @@ public class InboxOutboxProperties {
      */
     private Integer concurrency;
 
-    /** Turns the inbox off: for the chaos negative control only, never in production. */
-    private boolean dedupEnabled = true;
-
     public String getKeyHeader() {
       return keyHeader;
     }
@@ -288,14 +247,6 @@ public class InboxOutboxProperties {
 
     public void setConcurrency(Integer concurrency) {
       this.concurrency = concurrency;
-    }
-
-    public boolean isDedupEnabled() {
-      return dedupEnabled;
-    }
-
-    public void setDedupEnabled(boolean dedupEnabled) {
-      this.dedupEnabled = dedupEnabled;
     }
   }
 
