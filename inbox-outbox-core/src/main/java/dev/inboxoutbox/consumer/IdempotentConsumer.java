@@ -86,7 +86,6 @@ public final class IdempotentConsumer implements AutoCloseable {
       throw new IllegalArgumentException("at least one topic is required");
     }
     this.topics = List.copyOf(b.topics);
-    this.stats = new ConsumerStats();
     this.deadLetterProducer =
         DeadLetters.newProducer(
             Map.of(
@@ -103,9 +102,9 @@ public final class IdempotentConsumer implements AutoCloseable {
             .deadLetterProducer(deadLetterProducer)
             .inbox(b.inbox)
             .outbox(b.outbox)
-            .stats(stats)
             .hooks(b.hooks)
             .build();
+    this.stats = processor.stats();
   }
 
   public static Builder builder() {
@@ -175,8 +174,8 @@ public final class IdempotentConsumer implements AutoCloseable {
         processor.process(records);
         commit(kafka, nextOffsets(records));
         backoff = settings.retryBackoffMin();
-      } catch (BatchIncompleteException e) {
-        if (e instanceof TransientFailureException) {
+      } catch (BatchProcessor.BatchIncompleteException e) {
+        if (e.transientFailure()) {
           log.warn(
               "{}; pausing {} partition(s) for {}", e.getMessage(), e.resumeAt().size(), backoff);
         } else {

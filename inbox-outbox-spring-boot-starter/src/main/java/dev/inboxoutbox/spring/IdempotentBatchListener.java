@@ -1,6 +1,5 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.consumer.BatchIncompleteException;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,7 +24,7 @@ public final class IdempotentBatchListener implements BatchMessageListener<Strin
   public void onMessage(List<ConsumerRecord<String, byte[]>> records) {
     try {
       processor.process(records);
-    } catch (BatchIncompleteException e) {
+    } catch (BatchProcessor.BatchIncompleteException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -1,7 +1,6 @@
 package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
@@ -114,7 +113,7 @@ public class InboxOutboxAutoConfiguration {
     producer.put(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         String.join(",", kafkaConnection.getProducer().getBootstrapServers()));
-    return DeadLetters.newProducer(producer, "iox-dead-letters", Map.of());
+    return BatchProcessor.newDeadLetterProducer(producer, "iox-dead-letters");
   }
 
   @Bean

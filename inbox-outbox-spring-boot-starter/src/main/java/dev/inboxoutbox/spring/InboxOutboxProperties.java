@@ -1,6 +1,6 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.consumer.TooOldPolicy;
+import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.outbox.OutboxPolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;

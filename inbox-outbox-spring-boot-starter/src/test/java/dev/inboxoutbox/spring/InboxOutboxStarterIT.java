@@ -3,7 +3,6 @@ package dev.inboxoutbox.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.consumer.DeadLetterReason;
-import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
@@ -258,8 +257,8 @@ class InboxOutboxStarterIT {
     ConsumerRecord<String, byte[]> dead = firstRecordOf(topic + ".DLT");
     assertThat(dead.key()).isEqualTo("o-1");
     assertThat(dead.value()).isNull();
-    assertThat(header(dead, DeadLetters.REASON)).isEqualTo("OVERSIZE");
-    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES))
+    assertThat(header(dead, DeadLetterReason.Headers.REASON)).isEqualTo("OVERSIZE");
+    assertThat(header(dead, DeadLetterReason.Headers.VALUE_OMITTED_BYTES))
         .isEqualTo(String.valueOf(twoMiB.length));
     assertThat(header(dead, "Idempotency-Key")).isEqualTo("k-big");
     // What spring-kafka's DeadLetterPublishingRecoverer writes, with its types, for its tooling.
@@ -369,7 +368,7 @@ class InboxOutboxStarterIT {
     awaitTrue(
         () -> health.health(true).getStatus().equals(Status.UP),
         "health UP once the topic takes the dead letter");
-    assertThat(header(firstRecordOf(deadLetterTopic), DeadLetters.REASON))
+    assertThat(header(firstRecordOf(deadLetterTopic), DeadLetterReason.Headers.REASON))
         .isEqualTo("MALFORMED_PAYLOAD");
     assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value())
         .isZero();
