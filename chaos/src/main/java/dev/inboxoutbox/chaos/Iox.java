@@ -212,7 +212,7 @@ public final class Iox implements Runnable {
     @Override
     public Integer call() throws Exception {
       Path root = repoRoot(repo).toAbsolutePath().normalize();
-      return ChaosRun.prepareFastStart(root, reports.toAbsolutePath(), System.out) ? 0 : 1;
+      return ServiceLaunch.prepareFastStart(root, reports.toAbsolutePath(), System.out) ? 0 : 1;
     }
   }
 
