@@ -23,6 +23,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -30,8 +31,11 @@ import java.util.UUID;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -69,9 +73,9 @@ final class Bench {
       int distinct = produce(bootstrap, topic);
       out.printf("%d records (%d distinct keys, 10%% repeats) on %s%n", messages, distinct, topic);
 
-      double withInbox = consume(bootstrap, topic, db, true, distinct);
+      double withInbox = consume(bootstrap, topic, db, distinct);
       execute(db, "TRUNCATE effects");
-      double withoutInbox = consume(bootstrap, topic, db, false, distinct);
+      double withoutInbox = plain(bootstrap, topic, db, distinct);
       execute(db, "TRUNCATE effects");
       double naive = naive(bootstrap, topic, db);
       out.println();
@@ -113,7 +117,7 @@ final class Bench {
     return new java.util.HashSet<>(keys).size();
   }
 
-  private double consume(String bootstrap, String topic, Database db, boolean dedup, int distinct)
+  private double consume(String bootstrap, String topic, Database db, int distinct)
       throws Exception {
     MessageHandler handler =
         (message, context) -> {
@@ -131,16 +135,10 @@ final class Bench {
         IdempotentConsumer.builder()
             .kafka(
                 Map.of(
-                    "bootstrap.servers",
-                    bootstrap,
-                    "group.id",
-                    "bench-" + dedup + "-" + UUID.randomUUID()))
+                    "bootstrap.servers", bootstrap, "group.id", "bench-inbox-" + UUID.randomUUID()))
             .topics(topic)
             .dataSource(db.dataSource())
-            .settings(
-                ConsumerSettings.builder(dedup ? "bench-inbox" : "bench-plain")
-                    .dedupEnabled(dedup)
-                    .build())
+            .settings(ConsumerSettings.builder("bench-inbox").build())
             .handler(handler)
             .build()
             .start()) {
@@ -150,7 +148,64 @@ final class Bench {
     long effects = count(db, "SELECT count(*) FROM effects");
     out.printf(
         "%s: %d records in %.1f s, %d effects (distinct keys %d)%n",
-        dedup ? "inbox" : "no inbox", messages, seconds, effects, distinct);
+        "inbox", messages, seconds, effects, distinct);
+    return messages / seconds;
+  }
+
+  /**
+   * The baseline: the same effect per record and the same shape (one transaction per poll, offsets
+   * committed after it), without an inbox, so every repeat applies again.
+   */
+  private double plain(String bootstrap, String topic, Database db, int distinct) throws Exception {
+    long started = System.nanoTime();
+    int done = 0;
+    try (KafkaConsumer<String, byte[]> consumer =
+            new KafkaConsumer<>(
+                Map.of(
+                    "bootstrap.servers",
+                    bootstrap,
+                    "group.id",
+                    "bench-plain-" + UUID.randomUUID(),
+                    "auto.offset.reset",
+                    "earliest",
+                    "enable.auto.commit",
+                    "false",
+                    "max.poll.records",
+                    "500"),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
+        Connection connection = db.connect()) {
+      connection.setAutoCommit(false);
+      consumer.subscribe(List.of(topic));
+      while (done < messages) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        try (PreparedStatement effect =
+            connection.prepareStatement(
+                """
+                INSERT INTO effects (key, amount) VALUES (?, 1)
+                """)) {
+          for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+            Header key = record.headers().lastHeader("Idempotency-Key");
+            effect.setString(1, new String(key.value(), StandardCharsets.UTF_8));
+            effect.addBatch();
+            offsets.put(
+                new TopicPartition(record.topic(), record.partition()),
+                new OffsetAndMetadata(record.offset() + 1));
+            done++;
+          }
+          effect.executeBatch();
+        }
+        connection.commit();
+        if (!offsets.isEmpty()) {
+          consumer.commitSync(offsets);
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    long effects = count(db, "SELECT count(*) FROM effects");
+    out.printf(
+        "%s: %d records in %.1f s, %d effects (distinct keys %d)%n",
+        "no inbox", messages, seconds, effects, distinct);
     return messages / seconds;
   }
 
@@ -200,8 +255,8 @@ final class Bench {
           connection.commit();
           consumer.commitSync(
               Map.of(
-                  new org.apache.kafka.common.TopicPartition(record.topic(), record.partition()),
-                  new org.apache.kafka.clients.consumer.OffsetAndMetadata(record.offset() + 1)));
+                  new TopicPartition(record.topic(), record.partition()),
+                  new OffsetAndMetadata(record.offset() + 1)));
           done++;
         }
       }

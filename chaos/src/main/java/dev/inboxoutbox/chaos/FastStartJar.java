@@ -1,5 +1,6 @@
 package dev.inboxoutbox.chaos;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -10,6 +11,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.stream.Stream;
 
 /**
@@ -21,6 +25,13 @@ import java.util.stream.Stream;
  *
  * <p>The archive is only an optimisation: when extraction or training fails the instances start
  * from the fat jar, and a JVM that finds the archive stale ignores it.
+ *
+ * <p>Either way the chaos extension jar ({@code chaos-extension}) joins the class path, after the
+ * service's own classes: its auto-configuration installs the crash points and the negative control
+ * from {@code iox.chaos.*}. The extracted jar runs with {@code -cp} and its main class (its
+ * manifest's {@code Class-Path} names the libraries); the fat jar runs through Spring Boot's {@code
+ * PropertiesLauncher} with {@code loader.path}. Training uses the same class path as the runs, or
+ * the JVM would refuse the archive.
  */
 final class FastStartJar {
 
@@ -30,18 +41,25 @@ final class FastStartJar {
 
   private static final long TRAINING_TIMEOUT_SECONDS = 180;
 
-  private final Path jar;
-  private final Path archive;
+  private static final String PROPERTIES_LAUNCHER =
+      "org.springframework.boot.loader.launch.PropertiesLauncher";
 
-  /** {@code archive} is null for a jar started as it is. */
-  private FastStartJar(Path jar, Path archive) {
+  private final Path jar;
+  private final Path extension;
+  private final Path archive;
+  private final String mainClass;
+
+  /** {@code archive} and {@code mainClass} are null for a fat jar started as it is. */
+  private FastStartJar(Path jar, Path extension, Path archive, String mainClass) {
     this.jar = jar;
+    this.extension = extension;
     this.archive = archive;
+    this.mainClass = mainClass;
   }
 
-  /** Starts from the fat jar as it is. */
-  static FastStartJar plain(Path executableJar) {
-    return new FastStartJar(executableJar, null);
+  /** Starts from the fat jar as it is, with the extension on Boot's loader path. */
+  static FastStartJar plain(Path executableJar, Path extension) {
+    return new FastStartJar(executableJar, extension, null, null);
   }
 
   /**
@@ -50,13 +68,17 @@ final class FastStartJar {
    * refreshed (Flyway migrates, beans are created, no listener or relay starts) and exits.
    */
   static FastStartJar prepare(
-      Path executableJar, Map<String, String> properties, Path log, PrintStream out) {
+      Path executableJar,
+      Path extension,
+      Map<String, String> properties,
+      Path log,
+      PrintStream out) {
     Path home = executableJar.resolveSibling("iox-fast-start");
     Path extracted = home.resolve(executableJar.getFileName());
     Path archive = home.resolve("app.jsa");
     Path stampFile = home.resolve("stamp");
     try {
-      String stamp = stamp(executableJar);
+      String stamp = stamp(executableJar) + " " + stamp(extension);
       boolean current =
           Files.exists(stampFile)
               && Files.readString(stampFile).equals(stamp)
@@ -65,30 +87,49 @@ final class FastStartJar {
       if (!current) {
         long started = System.nanoTime();
         extract(executableJar, home, log);
-        train(extracted, archive, properties, log);
+        train(extracted, extension, archive, properties, log);
         Files.writeString(stampFile, stamp);
         out.printf(
             "%s: extracted and trained a class-data archive in %d s (once per build)%n",
             executableJar.getFileName(),
             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
       }
-      return new FastStartJar(extracted, archive);
+      return new FastStartJar(extracted, extension, archive, mainClass(extracted));
     } catch (IOException | RuntimeException e) {
       out.printf(
           "%s: no class-data archive (%s); instances start from the fat jar, more slowly (see %s)%n",
           executableJar.getFileName(), e.getMessage(), log);
-      return plain(executableJar);
+      return plain(executableJar, extension);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return plain(executableJar);
+      return plain(executableJar, extension);
     }
   }
 
-  /** The arguments after the JVM options: which archive and which jar. */
+  /** The arguments after the JVM options: which archive, which class path, which main class. */
   List<String> launch() {
     return usesArchive()
-        ? List.of("-XX:SharedArchiveFile=" + archive, "-jar", jar.toString())
-        : List.of("-jar", jar.toString());
+        ? List.of("-XX:SharedArchiveFile=" + archive, "-cp", classPath(jar, extension), mainClass)
+        : List.of("-Dloader.path=" + extension, "-cp", jar.toString(), PROPERTIES_LAUNCHER);
+  }
+
+  private static String classPath(Path extracted, Path extension) {
+    return extracted + File.pathSeparator + extension;
+  }
+
+  /** The application's main class, named by the extracted jar's manifest. */
+  private static String mainClass(Path extracted) throws IOException {
+    try (JarFile jar = new JarFile(extracted.toFile())) {
+      Manifest manifest = jar.getManifest();
+      String main =
+          manifest == null
+              ? null
+              : manifest.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
+      if (main == null) {
+        throw new IOException(extracted + " names no Main-Class");
+      }
+      return main;
+    }
   }
 
   String description() {
@@ -135,7 +176,8 @@ final class FastStartJar {
     Files.move(staging, home, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  private static void train(Path extracted, Path archive, Map<String, String> properties, Path log)
+  private static void train(
+      Path extracted, Path extension, Path archive, Map<String, String> properties, Path log)
       throws IOException, InterruptedException {
     Path written = archive.resolveSibling(archive.getFileName() + ".tmp");
     List<String> command = new ArrayList<>();
@@ -143,8 +185,9 @@ final class FastStartJar {
     command.addAll(JVM_OPTIONS);
     command.add("-XX:ArchiveClassesAtExit=" + written);
     command.add("-Dspring.context.exit=onRefresh");
-    command.add("-jar");
-    command.add(extracted.toString());
+    command.add("-cp");
+    command.add(classPath(extracted, extension));
+    command.add(mainClass(extracted));
     command.add("--server.port=0");
     properties.forEach((key, value) -> command.add("--" + key + "=" + value));
     run(command, log, "training run of " + extracted.getFileName());

@@ -117,7 +117,9 @@ public final class Iox implements Runnable {
 
     @Option(
         names = "--no-dedup",
-        description = "Negative control: turn the inbox off; the verifier must then fail.")
+        description =
+            "Negative control: the services get a key extractor that makes every delivery look"
+                + " new to the inbox, so repeats apply again; the verifier must then fail.")
     boolean noDedup;
 
     @Option(names = "--retry-share", defaultValue = "0.1")
@@ -208,7 +210,7 @@ public final class Iox implements Runnable {
     @Override
     public Integer call() throws Exception {
       Path root = repoRoot(repo).toAbsolutePath().normalize();
-      return ChaosRun.prepareFastStart(root, reports.toAbsolutePath(), System.out) ? 0 : 1;
+      return ServiceLaunch.prepareFastStart(root, reports.toAbsolutePath(), System.out) ? 0 : 1;
     }
   }
 

@@ -1,34 +1,20 @@
 package dev.inboxoutbox.consumer;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.inboxoutbox.inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.ClaimResult;
-import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.InvalidIdempotencyKeyException;
-import dev.inboxoutbox.inbox.InvalidPayloadException;
-import dev.inboxoutbox.inbox.Outcome;
-import dev.inboxoutbox.inbox.RequestHash;
-import dev.inboxoutbox.inbox.Scope;
 import dev.inboxoutbox.outbox.Outbox;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,22 +36,24 @@ public final class BatchProcessor {
 
   private static final Logger log = LoggerFactory.getLogger(BatchProcessor.class);
 
-  private final TransactionRunner transactions;
-  private final Inbox inbox;
-  private final Outbox outbox;
   private final ConsumerSettings settings;
-  private final MessageHandler handler;
-  private final DeadLetterPublisher deadLetters;
   private final ConsumerStats stats;
-  private final CrashInjector crashInjector;
+  private final RecordValidator validator;
+  private final ClaimAndApply unitOfWork;
+  private final SingleRecordFallback fallback;
+  private final DeadLetterPublisher deadLetters;
+  private final Hooks hooks;
 
   private BatchProcessor(Builder b) {
-    this.transactions = transactionsOf(b);
+    TransactionRunner transactions = transactionsOf(b);
     this.settings = Objects.requireNonNull(b.settings, "settings");
-    this.handler = Objects.requireNonNull(b.handler, "handler");
-    this.inbox = b.inbox;
-    this.outbox = b.outbox;
-    this.stats = b.stats;
+    MessageHandler handler = Objects.requireNonNull(b.handler, "handler");
+    this.stats = new ConsumerStats();
+    this.hooks = b.hooks;
+    this.validator = new RecordValidator(settings, b.inbox, stats);
+    this.unitOfWork =
+        new ClaimAndApply(transactions, b.inbox, b.outbox, settings, handler, stats, hooks);
+    this.fallback = new SingleRecordFallback(unitOfWork);
     this.deadLetters =
         new DeadLetterPublisher(
             new DeadLetters(
@@ -73,11 +61,20 @@ public final class BatchProcessor {
                 settings.deadLetterSuffix(),
                 settings.operation()),
             stats);
-    this.crashInjector = b.crashInjector;
   }
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * A producer fit for dead letters, to share between processors: {@code properties} (at least
+   * {@code bootstrap.servers}), then idempotence with {@code acks=all}, so a dead letter is neither
+   * lost nor doubled by producer retries, and {@code clientId}. The caller closes it.
+   */
+  public static KafkaProducer<String, byte[]> newDeadLetterProducer(
+      Map<String, ?> properties, String clientId) {
+    return DeadLetters.newProducer(properties, clientId, Map.of());
   }
 
   private static TransactionRunner transactionsOf(Builder b) {
@@ -119,10 +116,10 @@ public final class BatchProcessor {
    * Processes records in the order given (per-partition order is kept). Returns when each record is
    * applied, absorbed as a duplicate, or dead-lettered.
    *
-   * @throws TransientFailureException when the database or Kafka fails in a way a retry may get
-   *     past; records before {@link BatchIncompleteException#resumeAt()} are done
-   * @throws DeadLetterUndeliverableException when Kafka refuses a dead letter for a reason no retry
-   *     fixes; logged at ERROR, the batch is still to be retried
+   * @throws BatchIncompleteException when the database or Kafka fails in a way a retry may get
+   *     past, or Kafka refuses a dead letter for a reason no retry fixes (logged at ERROR, counted
+   *     as stuck at once); records before {@link BatchIncompleteException#resumeAt()} are done, the
+   *     rest is to be retried
    */
   public void process(List<ConsumerRecord<String, byte[]>> records)
       throws BatchIncompleteException, InterruptedException {
@@ -131,39 +128,18 @@ public final class BatchProcessor {
     }
     stats.batch();
     List<DeadLetters.Entry> rejected = new ArrayList<>();
-    List<Prepared> valid = new ArrayList<>();
+    List<ValidatedRecord> valid = new ArrayList<>();
     for (ConsumerRecord<String, byte[]> record : records) {
-      Prepared prepared = prepare(record);
-      if (prepared.deadLetter != null) {
-        rejected.add(prepared.deadLetter);
+      ValidatedRecord validated = validator.validate(record);
+      if (validated.isRejected()) {
+        rejected.add(validated.deadLetter());
       } else {
-        valid.add(prepared);
+        valid.add(validated);
       }
     }
     Map<TopicPartition, Long> resumeAt = firstOffsets(records);
     try {
-      try {
-        rejected.addAll(applyInOneTransaction(valid));
-      } catch (RecordFailedException batchFailure) {
-        stats.batchFallback();
-        log.info(
-            "batch of {} failed ({}); retrying one record per transaction",
-            valid.size(),
-            batchFailure.getMessage());
-        for (Prepared one : valid) {
-          try {
-            rejected.addAll(applyInOneTransaction(List.of(one)));
-          } catch (RecordFailedException alone) {
-            rejected.add(
-                new DeadLetters.Entry(
-                    one.record,
-                    alone.reason,
-                    alone.getMessage(),
-                    one.message.idempotencyKey().value(),
-                    alone.getCause()));
-          }
-        }
-      }
+      rejected.addAll(apply(valid));
     } catch (DatabaseUnavailableException e) {
       stats.transientFailure();
       String message = "transient failure, retrying later: " + e.getMessage();
@@ -173,223 +149,22 @@ public final class BatchProcessor {
     deadLetters.publish(rejected, resumeAt);
     stats.records(records.size());
     stats.succeeded(resumeAt.keySet());
+    hooks.batchCommitted(records);
   }
 
-  /** Returns the dead letters the transaction produced (conflicts); throws if a record failed. */
-  private List<DeadLetters.Entry> applyInOneTransaction(List<Prepared> batch)
-      throws RecordFailedException, DatabaseUnavailableException {
-    if (batch.isEmpty()) {
-      return List.of();
-    }
-    List<DeadLetters.Entry> conflicts = new ArrayList<>();
-    List<Applied> applied = new ArrayList<>();
+  /** The whole batch in one transaction; if a record fails, one transaction per record. */
+  private List<DeadLetters.Entry> apply(List<ValidatedRecord> valid)
+      throws DatabaseUnavailableException {
     try {
-      transactions.inTransaction(
-          connection -> {
-            AtomicReference<IncomingMessage> inHandler = new AtomicReference<>();
-            transactions.onSuspend(() -> suspendedDuring(inHandler.get()));
-            List<ClaimResult> claims = claim(connection, batch);
-            List<Inbox.Completion> completions = new ArrayList<>();
-            for (int i = 0; i < batch.size(); i++) {
-              Prepared prepared = batch.get(i);
-              ClaimResult claim = claims.get(i);
-              if (claim instanceof ClaimResult.Duplicate) {
-                applied.add(new Applied(null, 0, 0, true));
-              } else if (claim instanceof ClaimResult.Conflict conflict) {
-                conflicts.add(
-                    new DeadLetters.Entry(
-                        prepared.record,
-                        DeadLetterReason.CONFLICT,
-                        "idempotency key already used for another payload (stored request hash "
-                            + conflict.original().requestHash().hex()
-                            + ", this one "
-                            + prepared.request.requestHash().hex()
-                            + ")",
-                        prepared.message.idempotencyKey().value(),
-                        null));
-              } else {
-                HandlerContext context = new HandlerContext(connection, outbox, prepared.message);
-                long started = System.nanoTime();
-                inHandler.set(prepared.message);
-                Outcome outcome = runHandler(prepared, context);
-                inHandler.set(null);
-                applied.add(
-                    new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
-                if (claim instanceof ClaimResult.New fresh) {
-                  completions.add(new Inbox.Completion(fresh, outcome));
-                }
-              }
-            }
-            if (!completions.isEmpty() && settings.dedupEnabled()) {
-              inbox.completeAll(connection, completions);
-            }
-            return null;
-          });
-    } catch (RecordFailedException e) {
-      throw e;
-    } catch (Exception e) {
-      if (Transience.isTransient(e)) {
-        throw new DatabaseUnavailableException(e);
-      }
-      throw new RecordFailedException(DeadLetterReason.HANDLER_ERROR, describe(e), e);
+      return unitOfWork.inOneTransaction(valid);
+    } catch (RecordFailedException batchFailure) {
+      stats.batchFallback();
+      log.info(
+          "batch of {} failed ({}); retrying one record per transaction",
+          valid.size(),
+          batchFailure.getMessage());
+      return fallback.applyOneByOne(valid);
     }
-    for (Applied done : applied) {
-      if (done.duplicate) {
-        stats.duplicate();
-      } else {
-        stats.applied(done.outcome.isRejection(), done.nanos, done.emitted);
-      }
-    }
-    return conflicts;
-  }
-
-  /**
-   * An inner transaction (REQUIRES_NEW, NOT_SUPPORTED) suspended the batch's: what the handler
-   * writes until it resumes commits on its own, so a rollback of the batch no longer undoes it.
-   */
-  private void suspendedDuring(IncomingMessage message) {
-    stats.transactionSuspended();
-    if (message == null) {
-      log.warn("{}: the batch transaction was suspended outside a handler", settings.operation());
-      return;
-    }
-    log.warn(
-        "{}: the handler suspended the batch transaction while applying {}-{}@{} (key {}); what it"
-            + " writes in the inner transaction (REQUIRES_NEW, NOT_SUPPORTED) commits on its own,"
-            + " outside the exactly-once guarantee",
-        settings.operation(),
-        message.topic(),
-        message.partition(),
-        message.offset(),
-        message.idempotencyKey().value());
-  }
-
-  private List<ClaimResult> claim(Connection connection, List<Prepared> batch) {
-    if (!settings.dedupEnabled()) {
-      // The negative control: with the inbox off every record counts as new.
-      List<ClaimResult> unguarded = new ArrayList<>(batch.size());
-      batch.forEach(p -> unguarded.add(new ClaimResult.New(p.request)));
-      return unguarded;
-    }
-    List<ClaimRequest> requests = new ArrayList<>(batch.size());
-    batch.forEach(p -> requests.add(p.request));
-    return inbox.claimAll(connection, requests);
-  }
-
-  private Outcome runHandler(Prepared prepared, HandlerContext context) throws Exception {
-    try {
-      crashInjector.at(CrashPoint.MID_HANDLER);
-      Outcome outcome = handler.handle(prepared.message, context);
-      if (outcome == null) {
-        throw new IllegalStateException("handler returned no outcome");
-      }
-      return outcome;
-    } catch (PoisonMessageException poison) {
-      throw new RecordFailedException(poison.reason(), poison.getMessage(), poison);
-    }
-  }
-
-  private Prepared prepare(ConsumerRecord<String, byte[]> record) {
-    String keyText = null;
-    try {
-      byte[] value = record.value();
-      if (value != null && value.length > settings.maxPayloadBytes()) {
-        keyText = settings.keyExtractor().extract(record, null);
-        return Prepared.rejected(
-            record,
-            DeadLetterReason.OVERSIZE,
-            "payload has " + value.length + " bytes; the limit is " + settings.maxPayloadBytes(),
-            keyText,
-            null);
-      }
-      JsonNode payload;
-      RequestHash hash;
-      try {
-        payload = RequestHash.parseJson(value);
-        hash = RequestHash.ofJsonTree(payload);
-      } catch (InvalidPayloadException e) {
-        keyText = settings.keyExtractor().extract(record, null);
-        return Prepared.rejected(
-            record, DeadLetterReason.MALFORMED_PAYLOAD, e.getMessage(), keyText, e);
-      }
-      keyText = settings.keyExtractor().extract(record, payload);
-      IdempotencyKey key;
-      try {
-        key = IdempotencyKey.of(keyText);
-      } catch (InvalidIdempotencyKeyException e) {
-        return Prepared.rejected(
-            record,
-            DeadLetterReason.INVALID_KEY,
-            e.getMessage(),
-            keyText == null ? null : truncate(keyText),
-            e);
-      }
-      Scope scope =
-          new Scope(
-              header(record, settings.tenantHeader()),
-              header(record, settings.principalHeader()),
-              settings.operation());
-      Instant timestamp = record.timestamp() < 0 ? null : Instant.ofEpochMilli(record.timestamp());
-      Duration keyTtl = inbox.retentionFor(settings.operation()).keyTtl();
-      if (timestamp != null && timestamp.isBefore(Instant.now().minus(keyTtl))) {
-        if (settings.tooOldPolicy() == TooOldPolicy.DEAD_LETTER) {
-          return Prepared.rejected(
-              record,
-              DeadLetterReason.TOO_OLD,
-              "record from "
-                  + timestamp
-                  + " is older than the key retention of "
-                  + keyTtl
-                  + "; its key may be gone, so a repeat could not be recognised",
-              keyText,
-              null);
-        }
-        stats.tooOldApplied();
-        log.warn(
-            "applying record {}-{}@{} older than the key retention ({})",
-            record.topic(),
-            record.partition(),
-            record.offset(),
-            keyTtl);
-      }
-      Map<String, String> headers = new LinkedHashMap<>();
-      for (Header header : record.headers()) {
-        headers.put(
-            header.key(),
-            header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
-      }
-      Optional<String> type = Optional.ofNullable(headers.get("type"));
-      if (type.isEmpty() && payload.hasNonNull("type")) {
-        type = Optional.of(payload.get("type").asText());
-      }
-      IncomingMessage message =
-          new IncomingMessage(
-              record.topic(),
-              record.partition(),
-              record.offset(),
-              timestamp == null ? Instant.EPOCH : timestamp,
-              record.key(),
-              key,
-              scope,
-              type,
-              payload,
-              headers);
-      return new Prepared(record, message, new ClaimRequest(scope, key, hash), null);
-    } catch (RuntimeException e) {
-      // A scope header that is too long, an extractor that throws: the record is bad, not the
-      // system.
-      return Prepared.rejected(record, DeadLetterReason.INVALID_KEY, describe(e), keyText, e);
-    }
-  }
-
-  private static String header(ConsumerRecord<String, byte[]> record, String name) {
-    if (name == null) {
-      return "";
-    }
-    Header header = record.headers().lastHeader(name);
-    return header == null || header.value() == null
-        ? ""
-        : new String(header.value(), StandardCharsets.UTF_8);
   }
 
   private static Map<TopicPartition, Long> firstOffsets(
@@ -401,51 +176,60 @@ public final class BatchProcessor {
     return first;
   }
 
-  private static String truncate(String text) {
-    return text.length() > 300 ? text.substring(0, 300) + "..." : text;
-  }
-
-  private static String describe(Throwable e) {
+  static String describe(Throwable e) {
     return e.getClass().getSimpleName() + ": " + e.getMessage();
   }
 
-  private record Prepared(
-      ConsumerRecord<String, byte[]> record,
-      IncomingMessage message,
-      ClaimRequest request,
-      DeadLetters.Entry deadLetter) {
-
-    /** A record refused before its claim; {@code cause} is the exception that said why, if any. */
-    static Prepared rejected(
-        ConsumerRecord<String, byte[]> record,
-        DeadLetterReason reason,
-        String detail,
-        String key,
-        Throwable cause) {
-      return new Prepared(
-          record, null, null, new DeadLetters.Entry(record, reason, detail, key, cause));
-    }
-  }
-
-  private record Applied(Outcome outcome, long nanos, int emitted, boolean duplicate) {}
-
-  /** One record cannot be applied; in a batch this sends the batch down to single records. */
-  private static final class RecordFailedException extends Exception {
+  /**
+   * A batch is not done: nothing after {@link #resumeAt()} was committed. The caller must not
+   * commit further offsets, should back off, and resumes each partition at the given offset;
+   * records before it are done. No record is ever skipped: a batch that keeps failing is retried,
+   * and shows in {@link ConsumerStats#failure()} and {@link BatchProcessor#stuck()}.
+   */
+  public abstract static sealed class BatchIncompleteException extends Exception
+      permits TransientFailureException, DeadLetterUndeliverableException {
     private static final long serialVersionUID = 1L;
-    private final DeadLetterReason reason;
 
-    RecordFailedException(DeadLetterReason reason, String message, Throwable cause) {
+    private final transient Map<TopicPartition, Long> resumeAt;
+
+    BatchIncompleteException(String message, Throwable cause, Map<TopicPartition, Long> resumeAt) {
       super(message, cause);
-      this.reason = reason;
+      this.resumeAt = Map.copyOf(resumeAt);
+    }
+
+    /** Per partition of the batch: the offset of the first record not yet done. */
+    public Map<TopicPartition, Long> resumeAt() {
+      return resumeAt;
+    }
+
+    /** Whether a retry may get past it (database or Kafka away), unlike a refused dead letter. */
+    public boolean transientFailure() {
+      return this instanceof TransientFailureException;
     }
   }
 
-  private static final class DatabaseUnavailableException extends Exception {
-    private static final long serialVersionUID = 1L;
+  /**
+   * Observes a batch at the two moments a crash tests the guarantee: fault-injection and tests
+   * implement it, nothing in the library needs it. Hooks run on the consumer's thread; an exception
+   * thrown from one acts like a crash at that moment.
+   */
+  public interface Hooks {
 
-    DatabaseUnavailableException(Exception cause) {
-      super(describe(cause), cause);
-    }
+    /** Observes nothing: the default. */
+    Hooks NONE = new Hooks() {};
+
+    /**
+     * The handler returned for {@code message}, inside the batch's transaction, before it commits.
+     * An exception here is a handler failure: the transaction rolls back.
+     */
+    default void handlerReturned(IncomingMessage message) {}
+
+    /**
+     * The batch's transaction committed and its dead letters were acknowledged; the caller has not
+     * committed the Kafka offsets yet. An exception here leaves the batch to be delivered again,
+     * and the inbox absorbs what was applied.
+     */
+    default void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {}
   }
 
   /**
@@ -460,8 +244,7 @@ public final class BatchProcessor {
     private Producer<String, byte[]> deadLetterProducer;
     private Inbox inbox = Inbox.builder().build();
     private Outbox outbox = Outbox.builder().build();
-    private ConsumerStats stats = new ConsumerStats();
-    private CrashInjector crashInjector = CrashInjector.NONE;
+    private Hooks hooks = Hooks.NONE;
 
     private Builder() {}
 
@@ -508,13 +291,9 @@ public final class BatchProcessor {
       return this;
     }
 
-    public Builder stats(ConsumerStats stats) {
-      this.stats = Objects.requireNonNull(stats, "stats");
-      return this;
-    }
-
-    public Builder crashInjector(CrashInjector crashInjector) {
-      this.crashInjector = Objects.requireNonNull(crashInjector, "crashInjector");
+    /** Observes each batch; default {@link Hooks#NONE}. */
+    public Builder hooks(Hooks hooks) {
+      this.hooks = Objects.requireNonNull(hooks, "hooks");
       return this;
     }
 

@@ -6,6 +6,20 @@ import java.util.Objects;
 /** How an idempotent consumer finds keys and scopes and treats bad records. */
 public final class ConsumerSettings {
 
+  /**
+   * What to do with a record older than its scope's key retention: its key may already have been
+   * deleted, so the inbox could no longer recognise it as a repeat.
+   */
+  public enum TooOldPolicy {
+    /** Dead-letter it with reason {@link DeadLetterReason#TOO_OLD} (default). */
+    DEAD_LETTER,
+    /**
+     * Apply it anyway; counted and logged as a warning. Only for consumers whose effect is harmless
+     * to repeat.
+     */
+    APPLY
+  }
+
   private final String operation;
   private final String tenantHeader;
   private final String principalHeader;
@@ -16,7 +30,6 @@ public final class ConsumerSettings {
   private final Duration retryBackoffMin;
   private final Duration retryBackoffMax;
   private final Duration stuckAfter;
-  private final boolean dedupEnabled;
 
   private ConsumerSettings(Builder b) {
     if (b.operation == null || b.operation.isBlank()) {
@@ -47,7 +60,6 @@ public final class ConsumerSettings {
     if (stuckAfter.isNegative() || stuckAfter.isZero()) {
       throw new IllegalArgumentException("stuckAfter must be positive");
     }
-    this.dedupEnabled = b.dedupEnabled;
   }
 
   public static Builder builder(String operation) {
@@ -94,10 +106,6 @@ public final class ConsumerSettings {
     return stuckAfter;
   }
 
-  public boolean dedupEnabled() {
-    return dedupEnabled;
-  }
-
   /** Builds {@link ConsumerSettings}. */
   public static final class Builder {
     private String operation;
@@ -110,7 +118,6 @@ public final class ConsumerSettings {
     private Duration retryBackoffMin = Duration.ofMillis(200);
     private Duration retryBackoffMax = Duration.ofSeconds(10);
     private Duration stuckAfter = Duration.ofMinutes(1);
-    private boolean dedupEnabled = true;
 
     private Builder() {}
 
@@ -136,6 +143,11 @@ public final class ConsumerSettings {
     public Builder keyExtractor(KeyExtractor keyExtractor) {
       this.keyExtractor = keyExtractor;
       return this;
+    }
+
+    /** The extractor set so far, so that a customizer can decorate it. */
+    public KeyExtractor keyExtractor() {
+      return keyExtractor;
     }
 
     /** Larger payloads are dead-lettered as OVERSIZE. Default 1 MiB. */
@@ -170,15 +182,6 @@ public final class ConsumerSettings {
      */
     public Builder stuckAfter(Duration stuckAfter) {
       this.stuckAfter = stuckAfter;
-      return this;
-    }
-
-    /**
-     * Turns the inbox off: every record runs the handler, repeats included. Exists only so a chaos
-     * run can prove its verifier catches double effects; never in production.
-     */
-    public Builder dedupEnabled(boolean dedupEnabled) {
-      this.dedupEnabled = dedupEnabled;
       return this;
     }
 

@@ -43,7 +43,7 @@ public final class ConsumerStats {
       new EnumMap<>(DeadLetterReason.class);
   private final Map<TopicPartition, PartitionFailure> failing = new ConcurrentHashMap<>();
 
-  public ConsumerStats() {
+  ConsumerStats() {
     for (DeadLetterReason reason : DeadLetterReason.values()) {
       deadLetters.put(reason, new AtomicLong());
     }

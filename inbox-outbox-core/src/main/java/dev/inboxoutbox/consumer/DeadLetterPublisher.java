@@ -27,10 +27,11 @@ final class DeadLetterPublisher {
   /**
    * Sends the batch's dead letters and waits for Kafka to take them.
    *
-   * @throws BatchIncompleteException when one was not written: the batch must be retried
+   * @throws BatchProcessor.BatchIncompleteException when one was not written: the batch must be
+   *     retried
    */
   void publish(List<DeadLetters.Entry> entries, Map<TopicPartition, Long> resumeAt)
-      throws BatchIncompleteException, InterruptedException {
+      throws BatchProcessor.BatchIncompleteException, InterruptedException {
     if (entries.isEmpty()) {
       return;
     }
@@ -63,7 +64,7 @@ final class DeadLetterPublisher {
     }
   }
 
-  private BatchIncompleteException failed(
+  private BatchProcessor.BatchIncompleteException failed(
       DeadLetterSendException e, Map<TopicPartition, Long> resumeAt) {
     if (e.failure() == SendFailure.RETRIABLE) {
       stats.transientFailure();

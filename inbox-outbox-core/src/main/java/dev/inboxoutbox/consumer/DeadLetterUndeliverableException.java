@@ -10,7 +10,7 @@ import org.apache.kafka.common.TopicPartition;
  * ERROR, counted, and reported by {@link BatchProcessor#stuck()} at once, until an operator fixes
  * the cause.
  */
-public final class DeadLetterUndeliverableException extends BatchIncompleteException {
+final class DeadLetterUndeliverableException extends BatchProcessor.BatchIncompleteException {
   private static final long serialVersionUID = 1L;
 
   DeadLetterUndeliverableException(

@@ -31,20 +31,16 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * header and {@link #VALUE_OMITTED_BYTES}, and the original stays readable at its topic, partition
  * and offset.
  */
-public final class DeadLetters {
+final class DeadLetters {
 
-  public static final String REASON = "iox-dlt-reason";
-  public static final String DETAIL = "iox-dlt-detail";
-  public static final String ORIGINAL_TOPIC = "iox-dlt-original-topic";
-  public static final String ORIGINAL_PARTITION = "iox-dlt-original-partition";
-  public static final String ORIGINAL_OFFSET = "iox-dlt-original-offset";
-  public static final String IDEMPOTENCY_KEY = "iox-dlt-idempotency-key";
-  public static final String CONSUMER = "iox-dlt-consumer";
-
-  /**
-   * Present when the value was left out because Kafka refused its size: the value's size in bytes.
-   */
-  public static final String VALUE_OMITTED_BYTES = "iox-dlt-value-omitted-bytes";
+  static final String REASON = DeadLetterReason.Headers.REASON;
+  static final String DETAIL = DeadLetterReason.Headers.DETAIL;
+  static final String ORIGINAL_TOPIC = DeadLetterReason.Headers.ORIGINAL_TOPIC;
+  static final String ORIGINAL_PARTITION = DeadLetterReason.Headers.ORIGINAL_PARTITION;
+  static final String ORIGINAL_OFFSET = DeadLetterReason.Headers.ORIGINAL_OFFSET;
+  static final String IDEMPOTENCY_KEY = DeadLetterReason.Headers.IDEMPOTENCY_KEY;
+  static final String CONSUMER = DeadLetterReason.Headers.CONSUMER;
+  static final String VALUE_OMITTED_BYTES = DeadLetterReason.Headers.VALUE_OMITTED_BYTES;
 
   /**
    * The headers spring-kafka's {@code DeadLetterPublishingRecoverer} writes, with its types
@@ -80,7 +76,7 @@ public final class DeadLetters {
    * dead letter must not be lost or doubled by producer retries) and the client id, then {@code
    * overrides}.
    */
-  public static KafkaProducer<String, byte[]> newProducer(
+  static KafkaProducer<String, byte[]> newProducer(
       Map<String, ?> base, String clientId, Map<String, ?> overrides) {
     Map<String, Object> properties = new HashMap<>(base);
     properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");

@@ -70,7 +70,6 @@ public final class IdempotentConsumer implements AutoCloseable {
   private final BatchProcessor processor;
   private final KafkaProducer<String, byte[]> deadLetterProducer;
   private final ConsumerStats stats;
-  private final CrashInjector crashInjector;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile KafkaConsumer<String, byte[]> consumer;
   private volatile boolean closing;
@@ -87,8 +86,6 @@ public final class IdempotentConsumer implements AutoCloseable {
       throw new IllegalArgumentException("at least one topic is required");
     }
     this.topics = List.copyOf(b.topics);
-    this.stats = new ConsumerStats();
-    this.crashInjector = b.crashInjector;
     this.deadLetterProducer =
         DeadLetters.newProducer(
             Map.of(
@@ -105,9 +102,9 @@ public final class IdempotentConsumer implements AutoCloseable {
             .deadLetterProducer(deadLetterProducer)
             .inbox(b.inbox)
             .outbox(b.outbox)
-            .stats(stats)
-            .crashInjector(crashInjector)
+            .hooks(b.hooks)
             .build();
+    this.stats = processor.stats();
   }
 
   public static Builder builder() {
@@ -175,11 +172,10 @@ public final class IdempotentConsumer implements AutoCloseable {
       polled.forEach(records::add);
       try {
         processor.process(records);
-        crashInjector.at(CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT);
         commit(kafka, nextOffsets(records));
         backoff = settings.retryBackoffMin();
-      } catch (BatchIncompleteException e) {
-        if (e instanceof TransientFailureException) {
+      } catch (BatchProcessor.BatchIncompleteException e) {
+        if (e.transientFailure()) {
           log.warn(
               "{}; pausing {} partition(s) for {}", e.getMessage(), e.resumeAt().size(), backoff);
         } else {
@@ -270,7 +266,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     private MessageHandler handler;
     private Inbox inbox = Inbox.builder().build();
     private Outbox outbox = Outbox.builder().build();
-    private CrashInjector crashInjector = CrashInjector.NONE;
+    private BatchProcessor.Hooks hooks = BatchProcessor.Hooks.NONE;
 
     private Builder() {}
 
@@ -328,8 +324,12 @@ public final class IdempotentConsumer implements AutoCloseable {
       return this;
     }
 
-    public Builder crashInjector(CrashInjector crashInjector) {
-      this.crashInjector = Objects.requireNonNull(crashInjector, "crashInjector");
+    /**
+     * Observes each batch (after the handler, after the database commit); default {@link
+     * BatchProcessor.Hooks#NONE}.
+     */
+    public Builder hooks(BatchProcessor.Hooks hooks) {
+      this.hooks = Objects.requireNonNull(hooks, "hooks");
       return this;
     }
 

@@ -16,8 +16,8 @@
  *
  * <p>Once the key row is deleted nothing can recognise the repeat any more, so a message older than
  * its scope's key TTL is not the inbox's business: the consumer's too-old guard ({@link
- * dev.inboxoutbox.consumer.TooOldPolicy}) catches it, and by default dead-letters it. Published
- * outbox rows kept for inspection are deleted after {@link
+ * dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy}) catches it, and by default dead-letters
+ * it. Published outbox rows kept for inspection are deleted after {@link
  * dev.inboxoutbox.retention.RetentionPolicy#outboxKeep()}; unpublished ones never are.
  *
  * <p>{@link dev.inboxoutbox.retention.RetentionCleaner} does the work in short batches that skip

@@ -136,7 +136,7 @@ class IdempotentConsumerIT {
     }
     producer.flush();
     IdempotentConsumer consumer =
-        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+        started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
 
     awaitTrue(() -> consumer.stats().snapshot().records() >= 30, "all 30 records consumed");
     ConsumerStats.Snapshot stats = consumer.stats().snapshot();
@@ -157,11 +157,13 @@ class IdempotentConsumerIT {
     }
     producer.flush();
     AtomicBoolean crashed = new AtomicBoolean();
-    CrashInjector crashOnce =
-        point -> {
-          if (point == CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT
-              && crashed.compareAndSet(false, true)) {
-            throw new IllegalStateException("injected crash after the database commit");
+    BatchProcessor.Hooks crashOnce =
+        new BatchProcessor.Hooks() {
+          @Override
+          public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
+            if (crashed.compareAndSet(false, true)) {
+              throw new IllegalStateException("injected crash after the database commit");
+            }
           }
         };
     IdempotentConsumer first =
@@ -171,7 +173,7 @@ class IdempotentConsumerIT {
     assertThat(appliedBeforeCrash).isPositive();
 
     IdempotentConsumer second =
-        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+        started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
     awaitTrue(
         () ->
             count("SELECT count(*) FROM inbox") == 40
@@ -212,7 +214,7 @@ class IdempotentConsumerIT {
         started(
             consumer(
                 settings().maxPayloadBytes(500).build(),
-                CrashInjector.NONE,
+                BatchProcessor.Hooks.NONE,
                 database.dataSource()));
     awaitTrue(() -> consumer.stats().snapshot().records() >= 11, "all records consumed");
 
@@ -298,7 +300,7 @@ class IdempotentConsumerIT {
         started(
             consumer(
                 settings().tenantHeader("tenant").principalHeader("principal").build(),
-                CrashInjector.NONE,
+                BatchProcessor.Hooks.NONE,
                 database.dataSource()));
     awaitTrue(() -> consumer.stats().snapshot().records() >= 4, "all records consumed");
 
@@ -350,7 +352,7 @@ class IdempotentConsumerIT {
     }
 
     IdempotentConsumer consumer =
-        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+        started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
     awaitTrue(
         () -> consumer.stats().snapshot().records() >= 2,
         "both records done, the oversize one dead-lettered");
@@ -403,7 +405,7 @@ class IdempotentConsumerIT {
         started(
             consumer(
                 settings().retryBackoff(Duration.ofMillis(50), Duration.ofMillis(400)).build(),
-                CrashInjector.NONE,
+                BatchProcessor.Hooks.NONE,
                 database.dataSource()));
     awaitTrue(
         () -> consumer.stats().failure().map(f -> f.consecutiveFailures() >= 3).orElse(false),
@@ -461,7 +463,7 @@ class IdempotentConsumerIT {
         started(
             consumer(
                 settings().retryBackoff(Duration.ofMillis(50), Duration.ofMillis(400)).build(),
-                CrashInjector.NONE,
+                BatchProcessor.Hooks.NONE,
                 flaky));
     awaitTrue(
         () -> count("SELECT count(*) FROM orders") == 10, "all orders applied after the outage");
@@ -471,19 +473,25 @@ class IdempotentConsumerIT {
   }
 
   @Test
-  void withTheInboxOffRepeatsApplyTwiceWhichIsWhatTheChaosVerifierMustCatch() throws Exception {
+  void aKeyExtractorThatMakesEveryDeliveryNewLetsRepeatsApplyTwice() throws Exception {
+    // What the chaos negative control installs: the verifier must then see double effects.
     for (int i = 0; i < 5; i++) {
       send("c-" + i, "key-" + i, "{\"qty\":1}", null);
       send("c-" + i, "key-" + i, "{\"qty\":1}", null);
     }
     producer.flush();
+    KeyExtractor header = KeyExtractor.idempotencyKeyHeader();
+    KeyExtractor everyDeliveryNew =
+        (record, payload) -> header.extract(record, payload) + "~" + UUID.randomUUID();
     IdempotentConsumer consumer =
         started(
             consumer(
-                settings().dedupEnabled(false).build(), CrashInjector.NONE, database.dataSource()));
+                settings().keyExtractor(everyDeliveryNew).build(),
+                BatchProcessor.Hooks.NONE,
+                database.dataSource()));
     awaitTrue(() -> consumer.stats().snapshot().records() >= 10, "all consumed");
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(10);
-    assertThat(count("SELECT count(*) FROM inbox")).isZero();
+    assertThat(consumer.stats().snapshot().duplicates()).isZero();
   }
 
   @Test
@@ -493,7 +501,7 @@ class IdempotentConsumerIT {
     send("c-1", "key-1", "{\"qty\":1}", null);
     producer.flush();
     IdempotentConsumer consumer =
-        started(consumer(settings().build(), CrashInjector.NONE, database.dataSource()));
+        started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
     awaitTrue(() -> consumer.stats().snapshot().records() >= 1, "the record consumed");
     try (Admin admin =
         Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
@@ -509,7 +517,7 @@ class IdempotentConsumerIT {
   }
 
   private IdempotentConsumer consumer(
-      ConsumerSettings settings, CrashInjector crash, DataSource dataSource) {
+      ConsumerSettings settings, BatchProcessor.Hooks hooks, DataSource dataSource) {
     IdempotentConsumer consumer =
         IdempotentConsumer.builder()
             .kafka(
@@ -523,7 +531,7 @@ class IdempotentConsumerIT {
             .dataSource(dataSource)
             .settings(settings)
             .handler(placeOrder)
-            .crashInjector(crash)
+            .hooks(hooks)
             .build();
     cleanup.add(consumer);
     return consumer;

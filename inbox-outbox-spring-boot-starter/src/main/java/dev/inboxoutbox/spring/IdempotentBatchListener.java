@@ -1,9 +1,6 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.consumer.BatchIncompleteException;
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.CrashInjector;
-import dev.inboxoutbox.consumer.CrashPoint;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.kafka.listener.BatchMessageListener;
@@ -18,24 +15,21 @@ import org.springframework.kafka.listener.BatchMessageListener;
 public final class IdempotentBatchListener implements BatchMessageListener<String, byte[]> {
 
   private final BatchProcessor processor;
-  private final CrashInjector crashInjector;
 
-  public IdempotentBatchListener(BatchProcessor processor, CrashInjector crashInjector) {
+  public IdempotentBatchListener(BatchProcessor processor) {
     this.processor = processor;
-    this.crashInjector = crashInjector;
   }
 
   @Override
   public void onMessage(List<ConsumerRecord<String, byte[]>> records) {
     try {
       processor.process(records);
-    } catch (BatchIncompleteException e) {
+    } catch (BatchProcessor.BatchIncompleteException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while processing a batch", e);
     }
-    crashInjector.at(CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT);
   }
 
   public BatchProcessor processor() {

@@ -3,7 +3,6 @@ package dev.inboxoutbox.spring;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.ConsumerStats;
-import dev.inboxoutbox.consumer.CrashInjector;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.consumer.KeyExtractor;
 import dev.inboxoutbox.consumer.TransactionRunner;
@@ -50,14 +49,17 @@ public final class IdempotentConsumers implements SmartLifecycle {
       Inbox inbox,
       Outbox outbox,
       Producer<String, byte[]> deadLetterProducer,
-      CrashInjector crashInjector) {
+      List<IdempotentConsumerCustomizer> customizers,
+      BatchProcessor.Hooks hooks) {
     for (IdempotentConsumerDefinition definition : definitions) {
       if (processorsByOperation.containsKey(definition.operation())) {
         throw new IllegalStateException(
             "two idempotent consumers share operation " + definition.operation());
       }
-      ConsumerSettings settings =
-          definition.customizer().apply(settingsFrom(defaults, definition.operation())).build();
+      ConsumerSettings.Builder builder =
+          definition.customizer().apply(settingsFrom(defaults, definition.operation()));
+      customizers.forEach(customizer -> customizer.customize(definition.operation(), builder));
+      ConsumerSettings settings = builder.build();
       BatchProcessor processor =
           BatchProcessor.builder()
               .transactions(transactions)
@@ -66,7 +68,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
               .deadLetterProducer(deadLetterProducer)
               .inbox(inbox)
               .outbox(outbox)
-              .crashInjector(crashInjector)
+              .hooks(hooks)
               .build();
       processorsByOperation.put(definition.operation(), processor);
       containers.add(
@@ -76,8 +78,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
               settings,
               kafkaConsumerProperties,
               defaults,
-              processor,
-              crashInjector));
+              processor));
     }
   }
 
@@ -99,8 +100,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
         .tooOldPolicy(defaults.tooOldPolicy())
         .deadLetterSuffix(defaults.deadLetterSuffix())
         .retryBackoff(defaults.retryBackoffMin(), defaults.retryBackoffMax())
-        .stuckAfter(defaults.stuckAfter())
-        .dedupEnabled(defaults.dedupEnabled());
+        .stuckAfter(defaults.stuckAfter());
   }
 
   /**
@@ -116,15 +116,14 @@ public final class IdempotentConsumers implements SmartLifecycle {
       ConsumerSettings settings,
       Map<String, Object> kafkaConsumerProperties,
       InboxOutboxProperties.Consumer defaults,
-      BatchProcessor processor,
-      CrashInjector crashInjector) {
+      BatchProcessor processor) {
     ConcurrentMessageListenerContainer<?, ?> container =
         containerFactory.createContainer(definition.topics().toArray(String[]::new));
     ContainerProperties containerProperties = container.getContainerProperties();
     // The consumer group is the inbox scope's operation: one group, one set of keys.
     containerProperties.setGroupId(definition.operation());
     containerProperties.setAckMode(ContainerProperties.AckMode.BATCH);
-    containerProperties.setMessageListener(new IdempotentBatchListener(processor, crashInjector));
+    containerProperties.setMessageListener(new IdempotentBatchListener(processor));
     containerProperties.setConsumerRebalanceListener(new ForgetRevoked(processor));
     Properties consumer = new Properties();
     consumer.putAll(containerProperties.getKafkaConsumerProperties());

@@ -1,7 +1,7 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.consumer.CrashInjector;
-import dev.inboxoutbox.consumer.DeadLetters;
+import dev.inboxoutbox.consumer.BatchProcessor;
+import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Retention;
@@ -10,11 +10,11 @@ import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.retention.RetentionPolicy;
 import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.springframework.beans.factory.ObjectProvider;
@@ -40,6 +40,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@link Inbox}, {@link Outbox}, one listener container per {@link IdempotentConsumerDefinition}
  * running its batches in the application's transaction manager, and the retention schedule. The
  * relay is {@link InboxOutboxRelayAutoConfiguration}'s.
+ *
+ * <p>Extension points, as beans: {@link IdempotentConsumerCustomizer}s adjust each consumer's
+ * settings and {@link BatchProcessor.Hooks} observe every consumer's batches (fault injection,
+ * tests); {@code RelayListener}s observe the relay's published batches.
  */
 @AutoConfiguration(
     after = {
@@ -123,7 +127,7 @@ public class InboxOutboxAutoConfiguration {
     producer.put(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         String.join(",", kafkaConnection.getProducer().getBootstrapServers()));
-    return DeadLetters.newProducer(producer, "iox-dead-letters", Map.of());
+    return BatchProcessor.newDeadLetterProducer(producer, "iox-dead-letters");
   }
 
   @Bean
@@ -138,7 +142,8 @@ public class InboxOutboxAutoConfiguration {
       Inbox inbox,
       Outbox outbox,
       KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer,
-      ObjectProvider<CrashInjector> crashInjector) {
+      ObjectProvider<IdempotentConsumerCustomizer> customizers,
+      ObjectProvider<BatchProcessor.Hooks> hooks) {
     return new IdempotentConsumers(
         definitions.orderedStream().toList(),
         kafkaListenerContainerFactory,
@@ -148,17 +153,26 @@ public class InboxOutboxAutoConfiguration {
         inbox,
         outbox,
         inboxOutboxDeadLetterProducer,
-        crashInjector.getIfAvailable(() -> crashInjector(properties.chaos())));
+        customizers.orderedStream().toList(),
+        allOf(hooks.orderedStream().toList()));
   }
 
-  static CrashInjector crashInjector(InboxOutboxProperties.Chaos chaos) {
-    if (chaos.crashPoints().isEmpty()) {
-      return CrashInjector.NONE;
+  /** Every {@link BatchProcessor.Hooks} bean, called in order. */
+  private static BatchProcessor.Hooks allOf(List<BatchProcessor.Hooks> hooks) {
+    if (hooks.isEmpty()) {
+      return BatchProcessor.Hooks.NONE;
     }
-    Path armingFile = chaos.armingFile();
-    return armingFile == null
-        ? CrashInjector.halting(chaos.crashPoints())
-        : CrashInjector.halting(chaos.crashPoints(), () -> Files.exists(armingFile));
+    return new BatchProcessor.Hooks() {
+      @Override
+      public void handlerReturned(IncomingMessage message) {
+        hooks.forEach(hook -> hook.handlerReturned(message));
+      }
+
+      @Override
+      public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
+        hooks.forEach(hook -> hook.batchCommitted(records));
+      }
+    };
   }
 
   @Bean

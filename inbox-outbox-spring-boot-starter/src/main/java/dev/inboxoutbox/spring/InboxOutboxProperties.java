@@ -1,9 +1,8 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.consumer.TooOldPolicy;
+import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.outbox.OutboxPolicy;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -19,7 +18,6 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param consumer Defaults for every idempotent consumer.
  * @param relay The Debezium outbox relay.
  * @param retention The periodic cleanup.
- * @param chaos Crash injection for chaos runs.
  */
 @ConfigurationProperties("inbox-outbox")
 public record InboxOutboxProperties(
@@ -28,8 +26,7 @@ public record InboxOutboxProperties(
     @DefaultValue Outbox outbox,
     @DefaultValue Consumer consumer,
     @DefaultValue Relay relay,
-    @DefaultValue Retention retention,
-    @DefaultValue Chaos chaos) {
+    @DefaultValue Retention retention) {
 
   /**
    * The framework's tables.
@@ -90,8 +87,6 @@ public record InboxOutboxProperties(
    * @param concurrency Listener threads per consumer definition (at most the partition count is
    *     useful); unset, the container factory's ({@code spring.kafka.listener.concurrency}, 1 by
    *     default).
-   * @param dedupEnabled Turns the inbox off: for the chaos negative control only, never in
-   *     production.
    */
   public record Consumer(
       @DefaultValue(IdempotencyKey.HEADER) String keyHeader,
@@ -103,8 +98,7 @@ public record InboxOutboxProperties(
       @DefaultValue("200ms") Duration retryBackoffMin,
       @DefaultValue("10s") Duration retryBackoffMax,
       @DefaultValue("1m") Duration stuckAfter,
-      Integer concurrency,
-      @DefaultValue("true") boolean dedupEnabled) {}
+      Integer concurrency) {}
 
   /**
    * The Debezium outbox relay; off unless enabled.
@@ -176,21 +170,4 @@ public record InboxOutboxProperties(
       @DefaultValue("1000") int maxBatchesPerRun,
       @DefaultValue("0") Duration pauseBetweenBatches,
       @DefaultValue("7d") Duration outboxKeep) {}
-
-  /**
-   * Crash injection for chaos runs; empty (off) by default.
-   *
-   * @param crashPoints Probability per crash point that the JVM halts there, e.g.
-   *     inbox-outbox.chaos.crash-points.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT=0.002. Never in
-   *     production.
-   * @param armingFile If set, crash points fire only while this file exists: a chaos harness
-   *     removes it when its kill phase is over, so that nothing halts while the run drains.
-   */
-  public record Chaos(
-      Map<dev.inboxoutbox.consumer.CrashPoint, Double> crashPoints, Path armingFile) {
-
-    public Chaos {
-      crashPoints = crashPoints == null ? Map.of() : Map.copyOf(crashPoints);
-    }
-  }
 }

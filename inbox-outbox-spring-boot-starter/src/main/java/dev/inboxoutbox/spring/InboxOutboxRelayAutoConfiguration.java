@@ -1,10 +1,10 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.consumer.CrashInjector;
-import dev.inboxoutbox.consumer.CrashPoint;
 import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.RelayListener;
 import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.spring.InboxOutboxAutoConfiguration.SchemaReady;
+import java.util.List;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.springframework.beans.factory.ObjectProvider;
@@ -40,6 +40,7 @@ public class InboxOutboxRelayAutoConfiguration {
       ObjectProvider<JdbcConnectionDetails> jdbc,
       KafkaConnectionDetails kafkaConnection,
       Environment environment,
+      ObjectProvider<RelayListener> listeners,
       SchemaReady schema) {
     InboxOutboxProperties.Relay relay = properties.relay();
     // Boot's connection details (properties, or a service connection such as Testcontainers'),
@@ -68,11 +69,9 @@ public class InboxOutboxRelayAutoConfiguration {
                 settings.producerProperty(name, String.valueOf(value));
               }
             });
-    if (properties.chaos().crashPoints().isEmpty()) {
-      return new OutboxRelay(settings.build());
-    }
-    CrashInjector crash = InboxOutboxAutoConfiguration.crashInjector(properties.chaos());
-    return new OutboxRelay(settings.build(), events -> crash.at(CrashPoint.RELAY_AFTER_PUBLISH));
+    List<RelayListener> relayListeners = listeners.orderedStream().toList();
+    return new OutboxRelay(
+        settings.build(), events -> relayListeners.forEach(listener -> listener.published(events)));
   }
 
   @Bean

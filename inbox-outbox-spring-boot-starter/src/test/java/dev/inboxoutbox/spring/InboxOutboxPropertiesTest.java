@@ -2,13 +2,11 @@ package dev.inboxoutbox.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inboxoutbox.consumer.CrashPoint;
-import dev.inboxoutbox.consumer.TooOldPolicy;
+import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Retention;
 import dev.inboxoutbox.outbox.OutboxPolicy;
 import dev.inboxoutbox.spring.web.HttpIdempotencyProperties;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -101,8 +99,7 @@ class InboxOutboxPropertiesTest {
                           Duration.ofMillis(50),
                           Duration.ofSeconds(20),
                           Duration.ofMinutes(3),
-                          3,
-                          true));
+                          3));
               assertThat(properties.relay())
                   .isEqualTo(
                       new InboxOutboxProperties.Relay(
@@ -161,8 +158,7 @@ class InboxOutboxPropertiesTest {
                       Duration.ofMillis(200),
                       Duration.ofSeconds(10),
                       Duration.ofMinutes(1),
-                      null,
-                      true));
+                      null));
           assertThat(properties.relay())
               .isEqualTo(
                   new InboxOutboxProperties.Relay(
@@ -193,37 +189,6 @@ class InboxOutboxPropertiesTest {
         });
   }
 
-  // inbox-outbox.chaos.* (crash injection for chaos runs)
-  @Test
-  void theChaosGroupBindsCrashPointsAndTheArmingFile() {
-    context
-        .withPropertyValues(
-            "inbox-outbox.chaos.crash-points.MID_HANDLER=0.25",
-            "inbox-outbox.chaos.crash-points.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT=0.002",
-            "inbox-outbox.chaos.arming-file=/tmp/iox-armed",
-            "inbox-outbox.consumer.dedup-enabled=false")
-        .run(
-            started -> {
-              InboxOutboxProperties properties = started.getBean(InboxOutboxProperties.class);
-              assertThat(properties.chaos())
-                  .isEqualTo(
-                      new InboxOutboxProperties.Chaos(
-                          Map.of(
-                              CrashPoint.MID_HANDLER,
-                              0.25,
-                              CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT,
-                              0.002),
-                          Path.of("/tmp/iox-armed")));
-              assertThat(properties.consumer().dedupEnabled()).isFalse();
-            });
-    context.run(
-        started -> {
-          InboxOutboxProperties.Chaos chaos = started.getBean(InboxOutboxProperties.class).chaos();
-          assertThat(chaos.crashPoints()).isEmpty();
-          assertThat(chaos.armingFile()).isNull();
-        });
-  }
-
   @Test
   void aValueThatDoesNotConvertFailsTheContextNamingTheProperty() {
     context
@@ -248,7 +213,7 @@ class InboxOutboxPropertiesTest {
                     .getFailure()
                     .cause()
                     .hasMessage(
-                        "Failed to bind properties under 'inbox-outbox.consumer.too-old-policy' to dev.inboxoutbox.consumer.TooOldPolicy"));
+                        "Failed to bind properties under 'inbox-outbox.consumer.too-old-policy' to dev.inboxoutbox.consumer.ConsumerSettings$TooOldPolicy"));
   }
 
   @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.DeadLetterReason;
-import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
@@ -260,8 +259,8 @@ class InboxOutboxStarterIT {
     ConsumerRecord<String, byte[]> dead = firstRecordOf(topic + ".DLT");
     assertThat(dead.key()).isEqualTo("o-1");
     assertThat(dead.value()).isNull();
-    assertThat(header(dead, DeadLetters.REASON)).isEqualTo("OVERSIZE");
-    assertThat(header(dead, DeadLetters.VALUE_OMITTED_BYTES))
+    assertThat(header(dead, DeadLetterReason.Headers.REASON)).isEqualTo("OVERSIZE");
+    assertThat(header(dead, DeadLetterReason.Headers.VALUE_OMITTED_BYTES))
         .isEqualTo(String.valueOf(twoMiB.length));
     assertThat(header(dead, "Idempotency-Key")).isEqualTo("k-big");
     // What spring-kafka's DeadLetterPublishingRecoverer writes, with its types, for its tooling.
@@ -373,7 +372,7 @@ class InboxOutboxStarterIT {
     await("health UP once the topic takes the dead letter")
         .atMost(PATIENCE)
         .until(() -> health.health(true).getStatus().equals(Status.UP));
-    assertThat(header(firstRecordOf(deadLetterTopic), DeadLetters.REASON))
+    assertThat(header(firstRecordOf(deadLetterTopic), DeadLetterReason.Headers.REASON))
         .isEqualTo("MALFORMED_PAYLOAD");
     assertThat(meters.get("iox.consumer.stuck").tag("operation", "starter-orders").gauge().value())
         .isZero();

@@ -9,8 +9,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerStats;
-import dev.inboxoutbox.consumer.CrashInjector;
-import dev.inboxoutbox.consumer.CrashPoint;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.devstack.Database;
@@ -22,11 +20,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -118,11 +118,13 @@ class SpringTransactionIT {
     }
 
     @Bean
-    CrashInjector crashOnceAfterCommitWhenArmed() {
-      return point -> {
-        if (point == CrashPoint.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT
-            && CRASH_AFTER_COMMIT.compareAndSet(true, false)) {
-          throw new IllegalStateException("injected crash after the database commit");
+    BatchProcessor.Hooks crashOnceAfterCommitWhenArmed() {
+      return new BatchProcessor.Hooks() {
+        @Override
+        public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
+          if (CRASH_AFTER_COMMIT.compareAndSet(true, false)) {
+            throw new IllegalStateException("injected crash after the database commit");
+          }
         }
       };
     }

@@ -1,8 +1,8 @@
-package dev.inboxoutbox.consumer;
+package dev.inboxoutbox.chaos.extension;
 
-/** Named moments where chaos testing kills a consumer. */
+/** Named moments where a chaos run halts a service. */
 public enum CrashPoint {
-  /** Inside the handler, before the transaction commits: nothing of the batch may survive. */
+  /** Inside the handler's transaction, before it commits: nothing of the batch may survive. */
   MID_HANDLER,
   /** After the database commit, before the Kafka offsets: redelivery must be absorbed. */
   AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT,

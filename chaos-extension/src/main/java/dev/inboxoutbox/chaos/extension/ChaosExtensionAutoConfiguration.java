@@ -1,0 +1,34 @@
+package dev.inboxoutbox.chaos.extension;
+
+import dev.inboxoutbox.spring.InboxOutboxAutoConfiguration;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Registers the chaos run's faults through the starter's extension points: the crash points as
+ * {@code BatchProcessor.Hooks} and a {@code RelayListener}, the negative control as an {@code
+ * IdempotentConsumerCustomizer}. Active only in a service whose class path the {@code iox chaos}
+ * command extended with this jar.
+ */
+@AutoConfiguration(before = InboxOutboxAutoConfiguration.class)
+@EnableConfigurationProperties(ChaosExtensionProperties.class)
+public class ChaosExtensionAutoConfiguration {
+
+  @Bean
+  CrashHooks ioxChaosCrashHooks(ChaosExtensionProperties properties) {
+    Path armingFile = properties.armingFile();
+    return new CrashHooks(
+        CrashInjector.halting(
+            properties.crashPoints(), () -> armingFile == null || Files.exists(armingFile)));
+  }
+
+  @Bean
+  @ConditionalOnBooleanProperty("iox.chaos.dedup-off")
+  NewKeyPerDelivery ioxChaosNewKeyPerDelivery() {
+    return new NewKeyPerDelivery();
+  }
+}

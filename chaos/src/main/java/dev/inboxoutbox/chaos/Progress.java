@@ -1,0 +1,173 @@
+package dev.inboxoutbox.chaos;
+
+import dev.inboxoutbox.devstack.Database;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a run has done so far, sampled once a second for the console and the report's timeline
+ * (records sent, orders applied and settled, duplicates absorbed, kills), and the wait for quiet
+ * before the verification.
+ */
+final class Progress {
+
+  private static final Pattern MEASUREMENT = Pattern.compile("\"value\"\\s*:\\s*([0-9.E+-]+)");
+
+  private final ServiceFleet fleet;
+  private final LoadProducer load;
+  private final Database ordersDb;
+  private final Instant loadStarted;
+  private final PrintStream out;
+  private final List<Map<String, Object>> timeline = new ArrayList<>();
+  private final Map<ServiceProcess, Absorbed> duplicates = new ConcurrentHashMap<>();
+
+  Progress(
+      ServiceFleet fleet,
+      LoadProducer load,
+      Database ordersDb,
+      Instant loadStarted,
+      PrintStream out) {
+    this.fleet = fleet;
+    this.load = load;
+    this.ordersDb = ordersDb;
+    this.loadStarted = loadStarted;
+    this.out = out;
+  }
+
+  /**
+   * Duplicates one process absorbed: a restarted process counts from zero again, so what its
+   * previous lives counted is kept apart.
+   */
+  private static final class Absorbed {
+    double previousLives;
+    double currentLife;
+    int lifeSeen;
+
+    double total() {
+      return previousLives + currentLife;
+    }
+  }
+
+  void sample() {
+    long applied;
+    long settled;
+    // Settled is paid or payment failed: the end of the order -> payment -> provider -> webhook
+    // chain. Both counts in one scan, once a second while the run is short of CPU.
+    try (Connection connection = ordersDb.dataSource().getConnection();
+        Statement statement = connection.createStatement();
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT count(*), count(*) FILTER (WHERE status <> 'PLACED') FROM orders")) {
+      row.next();
+      applied = row.getLong(1);
+      settled = row.getLong(2);
+    } catch (Exception e) {
+      applied = -1;
+      settled = -1;
+    }
+    double absorbed = 0;
+    for (ServiceProcess service : fleet.all()) {
+      Absorbed seen = duplicates.computeIfAbsent(service, s -> new Absorbed());
+      int life = service.starts();
+      if (life != seen.lifeSeen) {
+        seen.previousLives += seen.currentLife;
+        seen.currentLife = 0;
+        seen.lifeSeen = life;
+      }
+      service
+          .get("/actuator/metrics/iox.consumer.claims?tag=result:duplicate")
+          .ifPresent(
+              body -> {
+                Matcher value = MEASUREMENT.matcher(body);
+                if (value.find()) {
+                  seen.currentLife = Double.parseDouble(value.group(1));
+                }
+              });
+      absorbed += seen.total();
+    }
+    int kills = fleet.totalKills();
+    Map<String, Object> point = new LinkedHashMap<>();
+    point.put("t", Duration.between(loadStarted, Instant.now()).toMillis() / 1000.0);
+    point.put("sent", load.sent().records.get());
+    point.put("orders", applied);
+    point.put("settled", settled);
+    point.put("duplicatesAbsorbed", (long) absorbed);
+    point.put("kills", kills);
+    synchronized (this) {
+      timeline.add(point);
+    }
+    out.printf(
+        "\r[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d   ",
+        (double) point.get("t"), point.get("sent"), applied, settled, (long) absorbed, kills);
+    out.flush();
+  }
+
+  synchronized List<Map<String, Object>> timeline() {
+    return List.copyOf(timeline);
+  }
+
+  /**
+   * Waits until every consumer group is at lag 0, no outbox row is unpublished, no order waits for
+   * its payment, every killed process is back up, and all of that holds for three samples in a row.
+   * Restarts still under way overlap with the draining. Returns null once quiet, else the processes
+   * that were not up when the timeout ran out.
+   */
+  List<String> awaitQuiescence(Database paymentsDb, String bootstrap, Duration timeout)
+      throws Exception {
+    Instant deadline = Instant.now().plus(timeout);
+    int quietSamples = 0;
+    String last = "";
+    List<String> down = List.of();
+    try (KafkaLag kafka = new KafkaLag(bootstrap)) {
+      while (Instant.now().isBefore(deadline)) {
+        long lag = 0;
+        for (String[] group : Verifier.CONSUMER_GROUPS) {
+          lag += kafka.lag(group[0], group[1]);
+        }
+        long unpublished =
+            Verifier.count(
+                    ordersDb.dataSource(), "SELECT count(*) FROM outbox WHERE published_at IS NULL")
+                + Verifier.count(
+                    paymentsDb.dataSource(),
+                    "SELECT count(*) FROM outbox WHERE published_at IS NULL");
+        long open =
+            Verifier.count(
+                ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status = 'PLACED'");
+        down =
+            fleet.all().stream()
+                .filter(service -> !service.ready())
+                .map(ServiceProcess::name)
+                .toList();
+        String state =
+            lag
+                + "/"
+                + unpublished
+                + "/"
+                + open
+                + "/"
+                + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox");
+        boolean quiet =
+            lag == 0 && unpublished == 0 && open == 0 && down.isEmpty() && state.equals(last);
+        quietSamples = quiet ? quietSamples + 1 : 0;
+        last = state;
+        if (quietSamples >= 3) {
+          return null;
+        }
+        sample();
+        Thread.sleep(1000);
+      }
+    }
+    return down;
+  }
+}

@@ -1,0 +1,170 @@
+package dev.inboxoutbox.consumer;
+
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.outbox.Outbox;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One unit of work: claims every key of the given records in one statement, runs the handler for
+ * the new ones, records their outcomes and commits, all in one database transaction. Either all of
+ * it commits or none of it.
+ */
+final class ClaimAndApply {
+
+  // Logged under the public type, whose category applications configure.
+  private static final Logger log = LoggerFactory.getLogger(BatchProcessor.class);
+
+  private final TransactionRunner transactions;
+  private final Inbox inbox;
+  private final Outbox outbox;
+  private final ConsumerSettings settings;
+  private final MessageHandler handler;
+  private final ConsumerStats stats;
+  private final BatchProcessor.Hooks hooks;
+
+  ClaimAndApply(
+      TransactionRunner transactions,
+      Inbox inbox,
+      Outbox outbox,
+      ConsumerSettings settings,
+      MessageHandler handler,
+      ConsumerStats stats,
+      BatchProcessor.Hooks hooks) {
+    this.transactions = transactions;
+    this.inbox = inbox;
+    this.outbox = outbox;
+    this.settings = settings;
+    this.handler = handler;
+    this.stats = stats;
+    this.hooks = hooks;
+  }
+
+  /**
+   * Returns the dead letters the transaction produced (conflicts).
+   *
+   * @throws RecordFailedException when a record failed: nothing was committed
+   * @throws DatabaseUnavailableException when the database failed in a way a retry may get past
+   */
+  List<DeadLetters.Entry> inOneTransaction(List<ValidatedRecord> batch)
+      throws RecordFailedException, DatabaseUnavailableException {
+    if (batch.isEmpty()) {
+      return List.of();
+    }
+    List<DeadLetters.Entry> conflicts = new ArrayList<>();
+    List<Applied> applied = new ArrayList<>();
+    try {
+      transactions.inTransaction(
+          connection -> {
+            AtomicReference<IncomingMessage> inHandler = new AtomicReference<>();
+            transactions.onSuspend(() -> suspendedDuring(inHandler.get()));
+            List<ClaimResult> claims = claim(connection, batch);
+            List<Inbox.Completion> completions = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+              ValidatedRecord validated = batch.get(i);
+              ClaimResult claim = claims.get(i);
+              if (claim instanceof ClaimResult.Duplicate) {
+                applied.add(new Applied(null, 0, 0, true));
+              } else if (claim instanceof ClaimResult.Conflict conflict) {
+                conflicts.add(conflictOf(validated, conflict));
+              } else {
+                HandlerContext context =
+                    new HandlerContext(connection, outbox, validated.message());
+                long started = System.nanoTime();
+                inHandler.set(validated.message());
+                Outcome outcome = runHandler(validated, context);
+                inHandler.set(null);
+                applied.add(
+                    new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
+                if (claim instanceof ClaimResult.New fresh) {
+                  completions.add(new Inbox.Completion(fresh, outcome));
+                }
+              }
+            }
+            if (!completions.isEmpty()) {
+              inbox.completeAll(connection, completions);
+            }
+            return null;
+          });
+    } catch (RecordFailedException e) {
+      throw e;
+    } catch (Exception e) {
+      if (Transience.isTransient(e)) {
+        throw new DatabaseUnavailableException(e);
+      }
+      throw new RecordFailedException(
+          DeadLetterReason.HANDLER_ERROR, BatchProcessor.describe(e), e);
+    }
+    for (Applied done : applied) {
+      if (done.duplicate) {
+        stats.duplicate();
+      } else {
+        stats.applied(done.outcome.isRejection(), done.nanos, done.emitted);
+      }
+    }
+    return conflicts;
+  }
+
+  private List<ClaimResult> claim(Connection connection, List<ValidatedRecord> batch) {
+    List<ClaimRequest> requests = new ArrayList<>(batch.size());
+    batch.forEach(validated -> requests.add(validated.request()));
+    return inbox.claimAll(connection, requests);
+  }
+
+  private Outcome runHandler(ValidatedRecord validated, HandlerContext context) throws Exception {
+    try {
+      Outcome outcome = handler.handle(validated.message(), context);
+      if (outcome == null) {
+        throw new IllegalStateException("handler returned no outcome");
+      }
+      hooks.handlerReturned(validated.message());
+      return outcome;
+    } catch (PoisonMessageException poison) {
+      throw new RecordFailedException(poison.reason(), poison.getMessage(), poison);
+    }
+  }
+
+  private static DeadLetters.Entry conflictOf(
+      ValidatedRecord validated, ClaimResult.Conflict conflict) {
+    return new DeadLetters.Entry(
+        validated.record(),
+        DeadLetterReason.CONFLICT,
+        "idempotency key already used for another payload (stored request hash "
+            + conflict.original().requestHash().hex()
+            + ", this one "
+            + validated.request().requestHash().hex()
+            + ")",
+        validated.message().idempotencyKey().value(),
+        null);
+  }
+
+  /**
+   * An inner transaction (REQUIRES_NEW, NOT_SUPPORTED) suspended the batch's: what the handler
+   * writes until it resumes commits on its own, so a rollback of the batch no longer undoes it.
+   */
+  private void suspendedDuring(IncomingMessage message) {
+    stats.transactionSuspended();
+    if (message == null) {
+      log.warn("{}: the batch transaction was suspended outside a handler", settings.operation());
+      return;
+    }
+    log.warn(
+        "{}: the handler suspended the batch transaction while applying {}-{}@{} (key {}); what it"
+            + " writes in the inner transaction (REQUIRES_NEW, NOT_SUPPORTED) commits on its own,"
+            + " outside the exactly-once guarantee",
+        settings.operation(),
+        message.topic(),
+        message.partition(),
+        message.offset(),
+        message.idempotencyKey().value());
+  }
+
+  private record Applied(Outcome outcome, long nanos, int emitted, boolean duplicate) {}
+}
