@@ -1,14 +1,12 @@
 package dev.inboxoutbox.consumer;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.inboxoutbox.inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.IdempotencyKey.InvalidKeyException;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.InvalidIdempotencyKeyException;
-import dev.inboxoutbox.inbox.InvalidPayloadException;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Inbox.ClaimResult;
+import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import dev.inboxoutbox.inbox.Outcome;
-import dev.inboxoutbox.inbox.RequestHash;
 import dev.inboxoutbox.inbox.Scope;
 import dev.inboxoutbox.outbox.Outbox;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +29,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Applies a polled batch exactly once per key, independent of how records are polled (plain
@@ -201,9 +200,9 @@ public final class BatchProcessor {
                         prepared.record,
                         DeadLetterReason.CONFLICT,
                         "idempotency key already used for another payload (stored request hash "
-                            + conflict.original().requestHash().hex()
+                            + conflict.original().requestHash()
                             + ", this one "
-                            + prepared.request.requestHash().hex()
+                            + prepared.request.requestHash()
                             + ")",
                         prepared.message.idempotencyKey().value(),
                         null));
@@ -216,7 +215,7 @@ public final class BatchProcessor {
                 applied.add(
                     new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
                 if (claim instanceof ClaimResult.New fresh) {
-                  completions.add(new Inbox.Completion(fresh, outcome));
+                  completions.add(Inbox.Completion.of(fresh, outcome));
                 }
               }
             }
@@ -303,10 +302,8 @@ public final class BatchProcessor {
             null);
       }
       JsonNode payload;
-      RequestHash hash;
       try {
-        payload = RequestHash.parseJson(value);
-        hash = RequestHash.ofJsonTree(payload);
+        payload = ClaimRequest.parseJson(value);
       } catch (InvalidPayloadException e) {
         keyText = settings.keyExtractor().extract(record, null);
         return Prepared.rejected(
@@ -316,7 +313,7 @@ public final class BatchProcessor {
       IdempotencyKey key;
       try {
         key = IdempotencyKey.of(keyText);
-      } catch (InvalidIdempotencyKeyException e) {
+      } catch (InvalidKeyException e) {
         return Prepared.rejected(
             record,
             DeadLetterReason.INVALID_KEY,
@@ -325,7 +322,7 @@ public final class BatchProcessor {
             e);
       }
       Scope scope =
-          new Scope(
+          Scope.of(
               header(record, settings.tenantHeader()),
               header(record, settings.principalHeader()),
               settings.operation());
@@ -360,7 +357,9 @@ public final class BatchProcessor {
       }
       Optional<String> type = Optional.ofNullable(headers.get("type"));
       if (type.isEmpty() && payload.hasNonNull("type")) {
-        type = Optional.of(payload.get("type").asText());
+        JsonNode typeField = payload.get("type");
+        // Jackson 3 refuses to coerce an object or array to text; it has none, as before.
+        type = Optional.of(typeField.isContainer() ? "" : typeField.asString());
       }
       IncomingMessage message =
           new IncomingMessage(
@@ -374,7 +373,7 @@ public final class BatchProcessor {
               type,
               payload,
               headers);
-      return new Prepared(record, message, new ClaimRequest(scope, key, hash), null);
+      return new Prepared(record, message, ClaimRequest.ofJson(scope, key, payload), null);
     } catch (RuntimeException e) {
       // A scope header that is too long, an extractor that throws: the record is bad, not the
       // system.

@@ -5,13 +5,11 @@ import dev.inboxoutbox.consumer.CrashPoint;
 import dev.inboxoutbox.consumer.DeadLetters;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.Retention;
+import dev.inboxoutbox.inbox.Inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.retention.RetentionCleaner;
-import dev.inboxoutbox.retention.RetentionPolicy;
-import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,12 +71,12 @@ public class InboxOutboxAutoConfiguration {
   Inbox inbox(InboxOutboxProperties properties, SchemaReady schema) {
     InboxOutboxProperties.Inbox settings = properties.getInbox();
     Inbox.Builder builder =
-        Inbox.builder().retention(new Retention(settings.getOutcomeTtl(), settings.getKeyTtl()));
+        Inbox.builder().retention(Retention.of(settings.getOutcomeTtl(), settings.getKeyTtl()));
     settings
         .getOperations()
         .forEach(
             (operation, ttl) ->
-                builder.retention(operation, new Retention(ttl.getOutcomeTtl(), ttl.getKeyTtl())));
+                builder.retention(operation, Retention.of(ttl.getOutcomeTtl(), ttl.getKeyTtl())));
     return builder.build();
   }
 
@@ -206,26 +204,22 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnBooleanProperty(name = "inbox-outbox.retention.enabled", matchIfMissing = true)
   @ConditionalOnMissingBean
-  RetentionScheduler retentionScheduler(
-      DataSource dataSource,
-      InboxOutboxProperties properties,
-      RetentionTotals totals,
-      SchemaReady schema) {
+  RetentionCleaner retentionCleaner(
+      DataSource dataSource, InboxOutboxProperties properties, SchemaReady schema) {
     InboxOutboxProperties.Retention retention = properties.getRetention();
-    RetentionPolicy policy =
-        RetentionPolicy.defaults()
-            .withBatchSize(retention.getBatchSize())
-            .withMaxBatchesPerRun(retention.getMaxBatchesPerRun())
-            .withPauseBetweenBatches(retention.getPauseBetweenBatches())
-            .withOutboxKeep(retention.getOutboxKeep());
-    return new RetentionScheduler(
-        new RetentionCleaner(dataSource, policy), retention.getInterval(), totals);
+    return RetentionCleaner.builder(dataSource)
+        .batchSize(retention.getBatchSize())
+        .maxBatchesPerRun(retention.getMaxBatchesPerRun())
+        .pauseBetweenBatches(retention.getPauseBetweenBatches())
+        .outboxKeep(retention.getOutboxKeep())
+        .build();
   }
 
   @Bean
-  @ConditionalOnBean(RetentionScheduler.class)
-  RetentionLifecycle retentionLifecycle(RetentionScheduler scheduler) {
-    return new RetentionLifecycle(scheduler);
+  @ConditionalOnBean(RetentionCleaner.class)
+  RetentionLifecycle retentionLifecycle(
+      RetentionCleaner cleaner, InboxOutboxProperties properties, RetentionTotals totals) {
+    return new RetentionLifecycle(cleaner, properties.getRetention().getInterval(), totals);
   }
 
   /** Without Boot's DataSource auto-configuration (an application's own DataSource bean). */

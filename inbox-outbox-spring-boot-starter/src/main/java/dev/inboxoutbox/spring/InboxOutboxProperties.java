@@ -1,7 +1,6 @@
 package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.TooOldPolicy;
-import dev.inboxoutbox.outbox.OutboxPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -97,10 +96,10 @@ public class InboxOutboxProperties {
   /** Key lifetimes, by default and per operation (scope). */
   public static class Inbox {
     /** How long a stored outcome body is replayed to duplicates. */
-    private Duration outcomeTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_OUTCOME_TTL;
+    private Duration outcomeTtl = dev.inboxoutbox.inbox.Inbox.Retention.DEFAULT_OUTCOME_TTL;
 
     /** How long a key is remembered; messages older than this are too old to apply. */
-    private Duration keyTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_KEY_TTL;
+    private Duration keyTtl = dev.inboxoutbox.inbox.Inbox.Retention.DEFAULT_KEY_TTL;
 
     /** Overrides per operation, e.g. inbox-outbox.inbox.operations.payment-consumer.key-ttl=31d. */
     private Map<String, Ttl> operations = new LinkedHashMap<>();
@@ -133,10 +132,10 @@ public class InboxOutboxProperties {
   /** Lifetimes of one operation's keys. */
   public static class Ttl {
     /** How long the outcome body is kept. */
-    private Duration outcomeTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_OUTCOME_TTL;
+    private Duration outcomeTtl = dev.inboxoutbox.inbox.Inbox.Retention.DEFAULT_OUTCOME_TTL;
 
     /** How long the key is kept. */
-    private Duration keyTtl = dev.inboxoutbox.inbox.Retention.DEFAULT_KEY_TTL;
+    private Duration keyTtl = dev.inboxoutbox.inbox.Inbox.Retention.DEFAULT_KEY_TTL;
 
     public Duration getOutcomeTtl() {
       return outcomeTtl;
@@ -158,13 +157,13 @@ public class InboxOutboxProperties {
   /** The outbox writer. */
   public static class Outbox {
     /** KEEP rows for inspection (retention deletes them) or DELETE_AFTER_INSERT. */
-    private OutboxPolicy policy = OutboxPolicy.KEEP;
+    private dev.inboxoutbox.outbox.Outbox.Policy policy = dev.inboxoutbox.outbox.Outbox.Policy.KEEP;
 
-    public OutboxPolicy getPolicy() {
+    public dev.inboxoutbox.outbox.Outbox.Policy getPolicy() {
       return policy;
     }
 
-    public void setPolicy(OutboxPolicy policy) {
+    public void setPolicy(dev.inboxoutbox.outbox.Outbox.Policy policy) {
       this.policy = policy;
     }
   }
