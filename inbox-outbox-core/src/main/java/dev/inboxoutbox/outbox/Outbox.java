@@ -46,10 +46,6 @@ public final class Outbox {
     return new Builder();
   }
 
-  public Policy policy() {
-    return policy;
-  }
-
   public void append(Connection connection, OutboxEvent event) {
     appendAll(connection, List.of(event));
   }
