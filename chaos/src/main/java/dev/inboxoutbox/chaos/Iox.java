@@ -1,9 +1,6 @@
 package dev.inboxoutbox.chaos;
 
 import dev.inboxoutbox.retention.RetentionCleaner;
-import dev.inboxoutbox.retention.RetentionPolicy;
-import dev.inboxoutbox.retention.RetentionPreview;
-import dev.inboxoutbox.retention.RetentionReport;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -401,11 +398,12 @@ public final class Iox implements Runnable {
     @Override
     public Integer call() {
       RetentionCleaner cleaner =
-          new RetentionCleaner(
-              db.dataSource(),
-              RetentionPolicy.defaults().withBatchSize(batchSize).withOutboxKeep(outboxKeep));
+          RetentionCleaner.builder(db.dataSource())
+              .batchSize(batchSize)
+              .outboxKeep(outboxKeep)
+              .build();
       if (dryRun) {
-        RetentionPreview preview = cleaner.preview();
+        RetentionCleaner.Preview preview = cleaner.preview();
         System.out.printf(
             "would prune %d outcome bodies, delete %d expired keys and %d published outbox rows%n"
                 + "oldest key expiry %s, oldest published outbox row %s%n",
@@ -415,7 +413,7 @@ public final class Iox implements Runnable {
             preview.oldestKeyExpiry().map(Object::toString).orElse("-"),
             preview.oldestPublishedOutboxRow().map(Object::toString).orElse("-"));
       } else {
-        RetentionReport report = cleaner.run();
+        RetentionCleaner.Report report = cleaner.run();
         System.out.printf(
             "pruned %d outcome bodies, deleted %d keys and %d outbox rows in %d batches, %d ms%s%n",
             report.outcomesPruned(),

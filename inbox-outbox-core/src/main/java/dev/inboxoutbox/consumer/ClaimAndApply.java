@@ -1,8 +1,8 @@
 package dev.inboxoutbox.consumer;
 
-import dev.inboxoutbox.inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.Outbox;
 import java.sql.Connection;
@@ -84,7 +84,7 @@ final class ClaimAndApply {
                 applied.add(
                     new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
                 if (claim instanceof ClaimResult.New fresh) {
-                  completions.add(new Inbox.Completion(fresh, outcome));
+                  completions.add(Inbox.Completion.of(fresh, outcome));
                 }
               }
             }
@@ -137,9 +137,9 @@ final class ClaimAndApply {
         validated.record(),
         DeadLetterReason.CONFLICT,
         "idempotency key already used for another payload (stored request hash "
-            + conflict.original().requestHash().hex()
+            + conflict.original().requestHash()
             + ", this one "
-            + validated.request().requestHash().hex()
+            + validated.request().requestHash()
             + ")",
         validated.message().idempotencyKey().value(),
         null);

@@ -48,17 +48,17 @@ public final class HandlerContext {
   }
 
   private OutboxEvent traced(OutboxEvent event) {
-    OutboxEvent traced = event;
+    OutboxEvent.Builder traced = event.toBuilder();
     String key = message.idempotencyKey().value();
-    if (traced.causationId().isEmpty()) {
-      traced = traced.withCausationId(key);
+    if (event.causationId().isEmpty()) {
+      traced.causationId(key);
     }
-    if (traced.correlationId().isEmpty()) {
-      traced = traced.withCorrelationId(message.header("correlation-id").orElse(key));
+    if (event.correlationId().isEmpty()) {
+      traced.correlationId(message.header("correlation-id").orElse(key));
     }
-    if (traced.traceparent().isEmpty() && message.header("traceparent").isPresent()) {
-      traced = traced.withTraceparent(message.header("traceparent").get());
+    if (event.traceparent().isEmpty() && message.header("traceparent").isPresent()) {
+      traced.traceparent(message.header("traceparent").get());
     }
-    return traced;
+    return traced.build();
   }
 }

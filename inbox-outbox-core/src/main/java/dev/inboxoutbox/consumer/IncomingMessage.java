@@ -1,11 +1,11 @@
 package dev.inboxoutbox.consumer;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Scope;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A Kafka record after validation: its key is valid, its payload is JSON.

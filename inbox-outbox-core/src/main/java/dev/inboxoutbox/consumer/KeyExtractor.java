@@ -1,10 +1,10 @@
 package dev.inboxoutbox.consumer;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Finds a record's idempotency key. Returns null when there is none; the runtime then dead-letters
@@ -37,7 +37,8 @@ public interface KeyExtractor {
     Objects.requireNonNull(field, "field");
     return (record, payload) -> {
       JsonNode value = payload == null ? null : payload.get(field);
-      return value == null || value.isNull() ? null : value.asText();
+      // An object or array has no text: it makes a blank, hence invalid, key.
+      return value == null || value.isNull() ? null : value.isContainer() ? "" : value.asString();
     };
   }
 

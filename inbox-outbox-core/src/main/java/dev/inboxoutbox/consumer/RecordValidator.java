@@ -1,12 +1,10 @@
 package dev.inboxoutbox.consumer;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.inboxoutbox.inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.IdempotencyKey.InvalidKeyException;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.InvalidIdempotencyKeyException;
-import dev.inboxoutbox.inbox.InvalidPayloadException;
-import dev.inboxoutbox.inbox.RequestHash;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import dev.inboxoutbox.inbox.Scope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Turns a polled record into a message to claim, or into a dead letter before any database work:
@@ -52,10 +51,8 @@ final class RecordValidator {
             null);
       }
       JsonNode payload;
-      RequestHash hash;
       try {
-        payload = RequestHash.parseJson(value);
-        hash = RequestHash.ofJsonTree(payload);
+        payload = ClaimRequest.parseJson(value);
       } catch (InvalidPayloadException e) {
         keyText = settings.keyExtractor().extract(record, null);
         return ValidatedRecord.rejected(
@@ -65,7 +62,7 @@ final class RecordValidator {
       IdempotencyKey key;
       try {
         key = IdempotencyKey.of(keyText);
-      } catch (InvalidIdempotencyKeyException e) {
+      } catch (InvalidKeyException e) {
         return ValidatedRecord.rejected(
             record,
             DeadLetterReason.INVALID_KEY,
@@ -74,7 +71,7 @@ final class RecordValidator {
             e);
       }
       Scope scope =
-          new Scope(
+          Scope.of(
               header(record, settings.tenantHeader()),
               header(record, settings.principalHeader()),
               settings.operation());
@@ -91,7 +88,9 @@ final class RecordValidator {
       }
       Optional<String> type = Optional.ofNullable(headers.get("type"));
       if (type.isEmpty() && payload.hasNonNull("type")) {
-        type = Optional.of(payload.get("type").asText());
+        JsonNode typeField = payload.get("type");
+        // Jackson 3 refuses to coerce an object or array to text; it has none, as before.
+        type = Optional.of(typeField.isContainer() ? "" : typeField.asString());
       }
       IncomingMessage message =
           new IncomingMessage(
@@ -105,7 +104,7 @@ final class RecordValidator {
               type,
               payload,
               headers);
-      return ValidatedRecord.valid(record, message, new ClaimRequest(scope, key, hash));
+      return ValidatedRecord.valid(record, message, ClaimRequest.ofJson(scope, key, payload));
     } catch (RuntimeException e) {
       // A scope header that is too long, an extractor that throws: the record is bad, not the
       // system.

@@ -1,21 +1,19 @@
 package dev.inboxoutbox.inbox;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.json.JsonReadFeature;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One byte form per JSON value, so that equal content always hashes equally whatever the sender's
@@ -50,44 +48,53 @@ final class CanonicalJson {
     return parse(json.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * Parses strictly and checks every number is in the supported range, so that a tree this returns
+   * always has a canonical form: {@link #toBytes} cannot refuse it later.
+   */
   static JsonNode parse(byte[] json) {
     if (json == null) {
       throw new InvalidPayloadException("payload is missing", null);
     }
+    JsonNode node;
     try {
-      JsonNode node = MAPPER.readTree(json);
-      if (node == null || node.isMissingNode()) {
-        throw new InvalidPayloadException("payload is empty", null);
-      }
-      return node;
-    } catch (JsonProcessingException e) {
+      node = MAPPER.readTree(json);
+    } catch (JacksonException e) {
       throw new InvalidPayloadException("payload is not valid JSON: " + e.getOriginalMessage(), e);
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading from memory cannot fail", e);
     }
+    if (node == null || node.isMissingNode()) {
+      throw new InvalidPayloadException("payload is empty", null);
+    }
+    requireSupportedNumbers(node);
+    return node;
   }
 
   static byte[] toBytes(JsonNode node) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-    try (JsonGenerator generator = MAPPER.getFactory().createGenerator(out)) {
+    try (JsonGenerator generator = MAPPER.createGenerator(out)) {
       write(node, generator);
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing to memory cannot fail", e);
     }
     return out.toByteArray();
   }
 
-  private static void write(JsonNode node, JsonGenerator generator) throws IOException {
+  private static void requireSupportedNumbers(JsonNode node) {
+    if (node.isNumber()) {
+      canonicalNumber(node.decimalValue());
+    } else if (node.isContainer()) {
+      for (JsonNode child : node) {
+        requireSupportedNumbers(child);
+      }
+    }
+  }
+
+  private static void write(JsonNode node, JsonGenerator generator) {
     switch (node.getNodeType()) {
       case OBJECT -> {
-        List<Map.Entry<String, JsonNode>> members = new ArrayList<>(node.size());
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-          members.add(it.next());
-        }
+        List<Map.Entry<String, JsonNode>> members = new ArrayList<>(node.properties());
         members.sort(Map.Entry.comparingByKey());
         generator.writeStartObject();
         for (Map.Entry<String, JsonNode> member : members) {
-          generator.writeFieldName(member.getKey());
+          generator.writeName(member.getKey());
           write(member.getValue(), generator);
         }
         generator.writeEndObject();
@@ -100,7 +107,7 @@ final class CanonicalJson {
         generator.writeEndArray();
       }
       case NUMBER -> generator.writeRawValue(canonicalNumber(node.decimalValue()));
-      case STRING -> generator.writeString(node.textValue());
+      case STRING -> generator.writeString(node.stringValue());
       case BOOLEAN -> generator.writeBoolean(node.booleanValue());
       case NULL -> generator.writeNull();
       default ->

@@ -1,9 +1,9 @@
 package dev.inboxoutbox.inbox;
 
 import dev.inboxoutbox.inbox.InboxStatements.Row;
-import dev.inboxoutbox.jdbc.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The inbox: claims idempotency keys inside the caller's JDBC transaction.
@@ -18,7 +19,7 @@ import java.util.Optional;
  * <pre>{@code
  * Inbox inbox = Inbox.builder().build();
  * connection.setAutoCommit(false);
- * ClaimResult result = inbox.claim(connection, new ClaimRequest(scope, key, RequestHash.ofJson(body)));
+ * ClaimResult result = inbox.claim(connection, ClaimRequest.ofJson(scope, key, body));
  * if (result instanceof ClaimResult.New claim) {
  *   Outcome outcome = placeOrder(connection, body);         // same transaction
  *   inbox.complete(connection, claim, outcome);
@@ -62,11 +63,6 @@ public final class Inbox {
   /** Claims one key; see {@link #claimAll}. */
   public ClaimResult claim(Connection connection, ClaimRequest request) {
     return claimAll(connection, List.of(request)).get(0);
-  }
-
-  public ClaimResult claim(
-      Connection connection, Scope scope, IdempotencyKey key, RequestHash requestHash) {
-    return claim(connection, new ClaimRequest(scope, key, requestHash));
   }
 
   /**
@@ -153,11 +149,11 @@ public final class Inbox {
   }
 
   /**
-   * Records the outcome of a claim this transaction won: {@link InboxStatus#COMPLETED} for a
-   * success, {@link InboxStatus#FAILED} for a business rejection. Both are replayed to duplicates.
+   * Records the outcome of a claim this transaction won: {@link Status#COMPLETED} for a success,
+   * {@link Status#FAILED} for a business rejection. Both are replayed to duplicates.
    */
   public void complete(Connection connection, ClaimResult.New claim, Outcome outcome) {
-    completeAll(connection, List.of(new Completion(claim, outcome)));
+    completeAll(connection, List.of(Completion.of(claim, outcome)));
   }
 
   /** Records many outcomes in one round trip. */
@@ -186,8 +182,8 @@ public final class Inbox {
    * Reads the entry for a key, for inspection and HTTP replays. Never use it to decide whether to
    * run an effect: only a claim can decide that atomically.
    */
-  public Optional<InboxEntry> find(Connection connection, Scope scope, IdempotencyKey key) {
-    ClaimRequest lookup = new ClaimRequest(scope, key, RequestHash.ofBytes(new byte[0]));
+  public Optional<Entry> find(Connection connection, Scope scope, IdempotencyKey key) {
+    ClaimRequest lookup = ClaimRequest.ofBytes(scope, key, new byte[0]);
     try {
       return Optional.ofNullable(InboxStatements.find(connection, List.of(lookup)).get(0).entry());
     } catch (SQLException e) {
@@ -195,13 +191,13 @@ public final class Inbox {
     }
   }
 
-  private static ClaimResult compare(ClaimRequest request, InboxEntry stored) {
+  private static ClaimResult compare(ClaimRequest request, Entry stored) {
     return stored.requestHash().equals(request.requestHash())
         ? new ClaimResult.Duplicate(request, stored)
         : new ClaimResult.Conflict(request, stored);
   }
 
-  private InboxEntry entryHolding(ClaimResult first) {
+  private Entry entryHolding(ClaimResult first) {
     if (first instanceof ClaimResult.Duplicate duplicate) {
       return duplicate.original();
     }
@@ -210,11 +206,11 @@ public final class Inbox {
     }
     Instant now = Instant.now();
     ClaimRequest request = first.request();
-    return new InboxEntry(
+    return new Entry(
         request.scope(),
         request.key(),
         request.requestHash(),
-        InboxStatus.PROCESSING,
+        Status.PROCESSING,
         Optional.empty(),
         now,
         now.plus(retentionFor(request.scope().operation()).keyTtl()),
@@ -223,17 +219,228 @@ public final class Inbox {
 
   private static void requireTransaction(Connection connection) {
     try {
-      Transactions.requireOpen(connection, "inbox");
+      if (Objects.requireNonNull(connection, "connection").getAutoCommit()) {
+        // A claim committed on its own would outlive a rolled-back effect: the effect is lost.
+        throw new IllegalStateException(
+            "the inbox must run inside the caller's transaction: call setAutoCommit(false) first,"
+                + " so it commits or rolls back with the state change it belongs to");
+      }
     } catch (SQLException e) {
       throw new InboxException("cannot read the connection's auto-commit mode", e);
     }
   }
 
-  /** An outcome to record for a claim this transaction won. */
+  /** An outcome to record for a claim this transaction won; see {@link #completeAll}. */
   public record Completion(ClaimResult.New claim, Outcome outcome) {
     public Completion {
       Objects.requireNonNull(claim, "claim");
       Objects.requireNonNull(outcome, "outcome");
+    }
+
+    public static Completion of(ClaimResult.New claim, Outcome outcome) {
+      return new Completion(claim, outcome);
+    }
+  }
+
+  /**
+   * One key to claim in a scope, with the hash of the request it guards. The hash is SHA-256 of the
+   * request's canonical form: JSON members sorted by name, no whitespace, numbers normalised, so a
+   * sender that reorders fields or re-serialises a payload still produces the same hash.
+   */
+  public static final class ClaimRequest {
+    private final Scope scope;
+    private final IdempotencyKey key;
+    private final RequestHash requestHash;
+
+    private ClaimRequest(Scope scope, IdempotencyKey key, RequestHash requestHash) {
+      this.scope = Objects.requireNonNull(scope, "scope");
+      this.key = Objects.requireNonNull(key, "key");
+      this.requestHash = Objects.requireNonNull(requestHash, "requestHash");
+    }
+
+    /** A JSON request; throws {@link InvalidPayloadException} if it is not JSON. */
+    public static ClaimRequest ofJson(Scope scope, IdempotencyKey key, String json) {
+      return new ClaimRequest(scope, key, RequestHash.ofJson(json));
+    }
+
+    /** A UTF-8 JSON request; throws {@link InvalidPayloadException} if it is not JSON. */
+    public static ClaimRequest ofJson(Scope scope, IdempotencyKey key, byte[] json) {
+      return new ClaimRequest(scope, key, RequestHash.ofJson(json));
+    }
+
+    /**
+     * A JSON request already parsed, best by {@link #parseJson}; throws {@link
+     * InvalidPayloadException} for a number out of the hashable range.
+     */
+    public static ClaimRequest ofJson(Scope scope, IdempotencyKey key, JsonNode json) {
+      return new ClaimRequest(scope, key, RequestHash.ofJsonTree(json));
+    }
+
+    /** A request that is not JSON: its bytes hash as they are. */
+    public static ClaimRequest ofBytes(Scope scope, IdempotencyKey key, byte[] body) {
+      return new ClaimRequest(scope, key, RequestHash.ofBytes(body));
+    }
+
+    /**
+     * An HTTP request. The body hashes as JSON when {@code jsonBody} (the same hash a consumer
+     * computes for the same payload, so an endpoint and a topic can share a scope), else as its
+     * bytes. A non-null {@code target} (path and query) joins the hash: give it when the URL varies
+     * within one operation, so {@code /orders/o-1/cancel} and {@code /orders/o-2/cancel} under one
+     * key are a reused key, not a replay of each other.
+     *
+     * @throws InvalidPayloadException if {@code jsonBody} and the body is not JSON
+     */
+    public static ClaimRequest ofHttp(
+        Scope scope, IdempotencyKey key, String target, byte[] body, boolean jsonBody) {
+      RequestHash bodyHash =
+          body.length > 0 && jsonBody ? RequestHash.ofJson(body) : RequestHash.ofBytes(body);
+      return new ClaimRequest(
+          scope, key, target == null ? bodyHash : RequestHash.ofTarget(target, bodyHash));
+    }
+
+    /**
+     * Parses UTF-8 JSON as strictly as the hash reads it (duplicate members and trailing content
+     * rejected, decimals exact, numbers in the hashable range), for callers that need the tree and
+     * the claim: parse once, then {@link #ofJson(Scope, IdempotencyKey, JsonNode)}.
+     *
+     * @throws InvalidPayloadException if it is not such JSON
+     */
+    public static JsonNode parseJson(byte[] json) {
+      return CanonicalJson.parse(json);
+    }
+
+    public Scope scope() {
+      return scope;
+    }
+
+    public IdempotencyKey key() {
+      return key;
+    }
+
+    /** The request's SHA-256, 64 lower-case hex digits. */
+    public String requestHash() {
+      return requestHash.hex();
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof ClaimRequest that
+          && scope.equals(that.scope)
+          && key.equals(that.key)
+          && requestHash.equals(that.requestHash);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(scope, key, requestHash);
+    }
+
+    @Override
+    public String toString() {
+      return "ClaimRequest[" + scope + ", key=" + key + ", requestHash=" + requestHash + "]";
+    }
+  }
+
+  /**
+   * The answer to a claim: the caller's to run, already done, or the key reused for another
+   * request.
+   */
+  public sealed interface ClaimResult {
+
+    ClaimRequest request();
+
+    /**
+     * This transaction now owns the key: run the effect and record its outcome with {@link
+     * Inbox#complete}. If the transaction rolls back, the claim goes with it.
+     */
+    record New(ClaimRequest request) implements ClaimResult {}
+
+    /**
+     * The key was claimed before with the same request: do not run the effect again; answer with
+     * {@link Entry#outcome()}. The entry is {@link Status#PROCESSING} only for a repeat of a key
+     * claimed earlier in the same batch.
+     */
+    record Duplicate(ClaimRequest request, Entry original) implements ClaimResult {}
+
+    /**
+     * The key was claimed before for a different request (another hash). Nothing was written; the
+     * original is untouched. HTTP answers 422; a consumer dead-letters the message.
+     */
+    record Conflict(ClaimRequest request, Entry original) implements ClaimResult {}
+  }
+
+  /**
+   * A stored claim as a duplicate or conflicting request sees it.
+   *
+   * @param requestHash the stored request's SHA-256, 64 lower-case hex digits
+   * @param outcome empty while {@link Status#PROCESSING}, and after retention pruned the body (then
+   *     {@link #outcomePrunedAt()} says when)
+   */
+  public record Entry(
+      Scope scope,
+      IdempotencyKey key,
+      String requestHash,
+      Status status,
+      Optional<Outcome> outcome,
+      Instant createdAt,
+      Instant expiresAt,
+      Optional<Instant> outcomePrunedAt) {}
+
+  /** Where a claimed key stands. */
+  public enum Status {
+    /**
+     * Claimed; the outcome is not recorded yet (only ever visible inside the claiming transaction).
+     */
+    PROCESSING,
+    /** The effect was applied; the stored outcome is a success. */
+    COMPLETED,
+    /** The request was rejected for a business reason; the stored rejection is replayed. */
+    FAILED
+  }
+
+  /**
+   * How long a claim is kept, in two phases: the outcome body is dropped after {@code outcomeTtl}
+   * (less storage, less personal data), the key row itself after {@code keyTtl}. Until the key row
+   * is gone, a repeat is still recognised as a duplicate; after it, see the consumer's too-old
+   * guard.
+   *
+   * <p>Choose {@code keyTtl} from how late retries can really arrive (taps: seconds, flaky
+   * networks: minutes, mobile reconnects and client retries: hours) and the cost of a late
+   * duplicate. Stripe keeps keys for at least 24 hours, Adyen for at least 31 days.
+   */
+  public record Retention(Duration outcomeTtl, Duration keyTtl) {
+
+    public static final Duration DEFAULT_OUTCOME_TTL = Duration.ofHours(24);
+    public static final Duration DEFAULT_KEY_TTL = Duration.ofDays(7);
+
+    public Retention {
+      Objects.requireNonNull(outcomeTtl, "outcomeTtl");
+      Objects.requireNonNull(keyTtl, "keyTtl");
+      if (outcomeTtl.isNegative() || outcomeTtl.isZero()) {
+        throw new IllegalArgumentException("outcome TTL must be positive; was " + outcomeTtl);
+      }
+      if (keyTtl.compareTo(outcomeTtl) < 0) {
+        throw new IllegalArgumentException(
+            "key TTL (" + keyTtl + ") must be at least the outcome TTL (" + outcomeTtl + ")");
+      }
+    }
+
+    public static Retention of(Duration outcomeTtl, Duration keyTtl) {
+      return new Retention(outcomeTtl, keyTtl);
+    }
+
+    /** Outcome bodies 24 hours, keys 7 days. */
+    public static Retention defaults() {
+      return of(DEFAULT_OUTCOME_TTL, DEFAULT_KEY_TTL);
+    }
+  }
+
+  /** A payload could not be read as JSON, so it has no canonical form to hash. */
+  public static final class InvalidPayloadException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    InvalidPayloadException(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 

@@ -4,17 +4,13 @@ import java.sql.SQLException;
 
 /**
  * The database failed while claiming or completing. Transient by nature (connection lost,
- * serialization failure, timeout): roll the transaction back and retry the whole unit of work.
+ * serialization failure, timeout): roll the transaction back and retry the whole unit of work. The
+ * {@link SQLException} cause carries the SQLSTATE.
  */
-public final class InboxException extends RuntimeException {
+final class InboxException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   InboxException(String message, SQLException cause) {
     super(cause == null ? message : message + ": " + cause.getMessage(), cause);
-  }
-
-  /** The SQLSTATE of the underlying failure, or null. */
-  public String sqlState() {
-    return getCause() instanceof SQLException sql ? sql.getSQLState() : null;
   }
 }

@@ -1,5 +1,7 @@
 package dev.inboxoutbox.inbox;
 
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Inbox.Retention;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,9 +10,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -86,7 +86,7 @@ final class InboxStatements {
   private InboxStatements() {}
 
   /** A stored row as seen by CLAIM or FIND; {@code entry} is null when no row was visible. */
-  record Row(int position, boolean claimed, InboxEntry entry) {}
+  record Row(int position, boolean claimed, Inbox.Entry entry) {}
 
   static List<Row> claim(
       Connection connection, List<ClaimRequest> requests, List<Retention> retentions)
@@ -97,7 +97,7 @@ final class InboxStatements {
       Double[] outcomeTtls = new Double[n];
       Double[] keyTtls = new Double[n];
       for (int i = 0; i < n; i++) {
-        hashes[i] = requests.get(i).requestHash().hex();
+        hashes[i] = requests.get(i).requestHash();
         outcomeTtls[i] = seconds(retentions.get(i).outcomeTtl());
         keyTtls[i] = seconds(retentions.get(i).keyTtl());
       }
@@ -179,16 +179,16 @@ final class InboxStatements {
         int position = result.getInt("position");
         ClaimRequest request = requests.get(position - 1);
         String storedHash = result.getString("request_hash");
-        InboxEntry entry = storedHash == null ? null : entry(request, storedHash, result);
+        Inbox.Entry entry = storedHash == null ? null : entry(request, storedHash, result);
         rows.add(new Row(position, result.getBoolean("claimed"), entry));
       }
     }
     return rows;
   }
 
-  private static InboxEntry entry(ClaimRequest request, String storedHash, ResultSet result)
+  private static Inbox.Entry entry(ClaimRequest request, String storedHash, ResultSet result)
       throws SQLException {
-    InboxStatus status = InboxStatus.valueOf(result.getString("status"));
+    Inbox.Status status = Inbox.Status.valueOf(result.getString("status"));
     String kind = result.getString("outcome_kind");
     int code = result.getInt("outcome_code");
     OptionalInt outcomeCode = result.wasNull() ? OptionalInt.empty() : OptionalInt.of(code);
@@ -201,10 +201,10 @@ final class InboxStatements {
                     Outcome.Kind.valueOf(kind),
                     outcomeCode,
                     Optional.ofNullable(result.getString("outcome_body"))));
-    return new InboxEntry(
+    return new Inbox.Entry(
         request.scope(),
         request.key(),
-        new RequestHash(storedHash),
+        storedHash,
         status,
         outcome,
         instant(result, "created_at"),
@@ -219,13 +219,5 @@ final class InboxStatements {
 
   private static double seconds(java.time.Duration duration) {
     return duration.toMillis() / 1000.0;
-  }
-
-  static Map<Integer, Row> byPosition(List<Row> rows) {
-    Map<Integer, Row> map = new HashMap<>();
-    for (Row row : rows) {
-      map.put(row.position(), row);
-    }
-    return map;
   }
 }

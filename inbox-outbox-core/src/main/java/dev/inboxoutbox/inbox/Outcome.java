@@ -9,7 +9,7 @@ import java.util.OptionalInt;
  * What a duplicate gets back: the stored result of the first attempt. Successes and business
  * rejections are both outcomes, so a retried "pay" that was rejected because the order was
  * cancelled is rejected again, not re-evaluated. Transient failures are not outcomes: they roll the
- * transaction back and leave no claim.
+ * transaction back and leave no claim. Create outcomes with {@link #success} and {@link #rejected}.
  *
  * @param kind success or business rejection
  * @param code an optional status code (an HTTP status, for HTTP operations)
@@ -25,8 +25,8 @@ public record Outcome(Kind kind, OptionalInt code, Optional<String> body) {
     SUCCESS,
     REJECTED;
 
-    InboxStatus status() {
-      return this == SUCCESS ? InboxStatus.COMPLETED : InboxStatus.FAILED;
+    Inbox.Status status() {
+      return this == SUCCESS ? Inbox.Status.COMPLETED : Inbox.Status.FAILED;
     }
   }
 
@@ -53,8 +53,14 @@ public record Outcome(Kind kind, OptionalInt code, Optional<String> body) {
     return new Outcome(Kind.REJECTED, OptionalInt.empty(), Optional.of(jsonReason));
   }
 
-  public Outcome withCode(int statusCode) {
-    return new Outcome(kind, OptionalInt.of(statusCode), body);
+  /** A success with a status code (an HTTP status, for HTTP operations) and a small JSON body. */
+  public static Outcome success(int code, String jsonBody) {
+    return new Outcome(Kind.SUCCESS, OptionalInt.of(code), Optional.ofNullable(jsonBody));
+  }
+
+  /** A business rejection with a status code and its reason as a small JSON body. */
+  public static Outcome rejected(int code, String jsonReason) {
+    return new Outcome(Kind.REJECTED, OptionalInt.of(code), Optional.ofNullable(jsonReason));
   }
 
   public boolean isRejection() {

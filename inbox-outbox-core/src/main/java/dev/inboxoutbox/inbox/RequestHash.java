@@ -1,58 +1,55 @@
 package dev.inboxoutbox.inbox;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
 
 /**
  * SHA-256 of a request's canonical form, stored with its key. The same key arriving with another
- * hash is a {@link ClaimResult.Conflict}: a changed request must use a new key.
+ * hash is a {@link Inbox.ClaimResult.Conflict}: a changed request must use a new key.
  *
- * <p>{@link #ofJson(String)} hashes the canonical JSON described in the README (members sorted by
- * name, no whitespace, numbers normalised), so a sender that reorders fields or re-serialises a
- * payload still produces the same hash.
+ * <p>JSON hashes in its canonical form ({@link CanonicalJson}: members sorted by name, no
+ * whitespace, numbers normalised), so a sender that reorders fields or re-serialises a payload
+ * still produces the same hash.
  *
  * @param hex 64 lower-case hex digits
  */
-public record RequestHash(String hex) {
+record RequestHash(String hex) {
 
   private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
 
-  public RequestHash {
+  RequestHash {
     if (hex == null || !SHA256_HEX.matcher(hex).matches()) {
       throw new IllegalArgumentException("a request hash is 64 lower-case hex digits; was " + hex);
     }
   }
 
-  /** Hashes the canonical form of a JSON document; throws {@link InvalidPayloadException}. */
-  public static RequestHash ofJson(String json) {
+  static RequestHash ofJson(String json) {
     return ofJsonTree(CanonicalJson.parse(json));
   }
 
-  /** Hashes the canonical form of a UTF-8 JSON document; throws {@link InvalidPayloadException}. */
-  public static RequestHash ofJson(byte[] json) {
+  static RequestHash ofJson(byte[] json) {
     return ofJsonTree(CanonicalJson.parse(json));
   }
 
-  /**
-   * Parses JSON as strictly as the hash does (duplicate members and trailing content rejected,
-   * decimals exact), for callers that need the tree and the hash: parse once, then {@link
-   * #ofJsonTree}. Throws {@link InvalidPayloadException}.
-   */
-  public static JsonNode parseJson(byte[] json) {
-    return CanonicalJson.parse(json);
-  }
-
-  /** Hashes the canonical form of an already parsed JSON tree. */
-  public static RequestHash ofJsonTree(JsonNode json) {
+  static RequestHash ofJsonTree(JsonNode json) {
     return ofBytes(CanonicalJson.toBytes(json));
   }
 
-  /** Hashes bytes as they are, for payloads that are not JSON. */
-  public static RequestHash ofBytes(byte[] bytes) {
+  /** Bytes as they are, for payloads that are not JSON. */
+  static RequestHash ofBytes(byte[] bytes) {
     return new RequestHash(HexFormat.of().formatHex(sha256().digest(bytes)));
+  }
+
+  /**
+   * A request whose target (path and query) is part of its identity: the target, a newline, then
+   * the body's hash in hex, hashed again.
+   */
+  static RequestHash ofTarget(String target, RequestHash body) {
+    return ofBytes((target + "\n" + body.hex()).getBytes(StandardCharsets.UTF_8));
   }
 
   private static MessageDigest sha256() {

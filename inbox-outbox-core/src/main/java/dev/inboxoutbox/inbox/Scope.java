@@ -4,7 +4,8 @@ package dev.inboxoutbox.inbox;
  * What "the same key" means: uniqueness holds per (tenant, principal, operation), not for the bare
  * key. Two tenants or two users may use the same key string; one user reusing a key for another
  * operation does not collide. An absent tenant or principal is the empty string. Each component has
- * at most {@value #MAX_LENGTH} characters and no control characters.
+ * at most {@value #MAX_LENGTH} characters and no control characters. Create scopes with {@link
+ * #of}.
  *
  * @param tenant tenant id, or {@code ""}
  * @param principal user, client or sender id, or {@code ""}
@@ -33,11 +34,8 @@ public record Scope(String tenant, String principal, String operation) {
     return new Scope("", "", operation);
   }
 
-  public Scope withTenant(String tenant) {
-    return new Scope(tenant, principal, operation);
-  }
-
-  public Scope withPrincipal(String principal) {
+  /** A scope per tenant and principal; null or empty means none. */
+  public static Scope of(String tenant, String principal, String operation) {
     return new Scope(tenant, principal, operation);
   }
 

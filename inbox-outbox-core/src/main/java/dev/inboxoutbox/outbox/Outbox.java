@@ -1,6 +1,6 @@
 package dev.inboxoutbox.outbox;
 
-import dev.inboxoutbox.jdbc.Transactions;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -36,18 +36,14 @@ public final class Outbox {
 
   private static final String DELETE = "DELETE FROM outbox WHERE id = ANY(?::uuid[])";
 
-  private final OutboxPolicy policy;
+  private final Policy policy;
 
-  private Outbox(OutboxPolicy policy) {
+  private Outbox(Policy policy) {
     this.policy = policy;
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  public OutboxPolicy policy() {
-    return policy;
   }
 
   public void append(Connection connection, OutboxEvent event) {
@@ -58,7 +54,12 @@ public final class Outbox {
   public void appendAll(Connection connection, List<OutboxEvent> events) {
     Objects.requireNonNull(events, "events");
     try {
-      Transactions.requireOpen(connection, "outbox");
+      if (Objects.requireNonNull(connection, "connection").getAutoCommit()) {
+        // An event committed on its own would be published even if its state change rolls back.
+        throw new IllegalStateException(
+            "the outbox must run inside the caller's transaction: call setAutoCommit(false) first,"
+                + " so it commits or rolls back with the state change it belongs to");
+      }
       if (events.isEmpty()) {
         return;
       }
@@ -98,7 +99,7 @@ public final class Outbox {
         }
         insert.executeUpdate();
       }
-      if (policy == OutboxPolicy.DELETE_AFTER_INSERT) {
+      if (policy == Policy.DELETE_AFTER_INSERT) {
         try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
           delete.setArray(1, connection.createArrayOf("text", ids));
           delete.executeUpdate();
@@ -112,16 +113,31 @@ public final class Outbox {
   /** A deterministic event id, for events whose cause has an identity of its own. */
   public static UUID eventId(String... causeParts) {
     return UUID.nameUUIDFromBytes(
-        String.join("\u0000", causeParts).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String.join("\u0000", causeParts).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** What happens to an outbox row once it is written. */
+  public enum Policy {
+    /**
+     * The row stays, the relay stamps {@code published_at} once Kafka acknowledged it, and
+     * retention deletes it later. Rows can be inspected and the relay's lag measured in rows.
+     */
+    KEEP,
+    /**
+     * The row is deleted in the same transaction right after the insert. The insert still reaches
+     * the write-ahead log, which is all the relay reads; the table stays empty.
+     */
+    DELETE_AFTER_INSERT
   }
 
   /** Builds an {@link Outbox}. */
   public static final class Builder {
-    private OutboxPolicy policy = OutboxPolicy.KEEP;
+    private Policy policy = Policy.KEEP;
 
     private Builder() {}
 
-    public Builder policy(OutboxPolicy policy) {
+    /** What happens to a row once written; default {@link Policy#KEEP}. */
+    public Builder policy(Policy policy) {
       this.policy = Objects.requireNonNull(policy, "policy");
       return this;
     }

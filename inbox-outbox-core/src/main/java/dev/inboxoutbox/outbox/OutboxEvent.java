@@ -1,15 +1,23 @@
 package dev.inboxoutbox.outbox;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One event to publish. The relay sends it to the topic of its aggregate type, keyed by the
  * aggregate id (so one aggregate's events stay in order on one partition), with the event id in the
  * {@code id} and {@code Idempotency-Key} headers.
+ *
+ * <pre>{@code
+ * OutboxEvent.of("order", orderId, "OrderPlaced", json);              // random id, no trace headers
+ * OutboxEvent.builder("order", orderId, "OrderPlaced", json)
+ *     .id(Outbox.eventId("order-placed", orderId))
+ *     .correlationId(flowId)
+ *     .build();
+ * }</pre>
  *
  * @param id the event id: the next consumer's idempotency key. Derive it from what caused the event
  *     when a retry of your own code could append the "same" event twice.
@@ -49,56 +57,22 @@ public record OutboxEvent(
   /** An event with a random id and no trace headers. */
   public static OutboxEvent of(
       String aggregateType, String aggregateId, String type, String payloadJson) {
-    return new OutboxEvent(
-        UUID.randomUUID(),
-        aggregateType,
-        aggregateId,
-        type,
-        payloadJson,
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty());
+    return builder(aggregateType, aggregateId, type, payloadJson).build();
   }
 
-  public OutboxEvent withId(UUID id) {
-    return new OutboxEvent(
-        id, aggregateType, aggregateId, type, payloadJson, traceparent, correlationId, causationId);
+  /** An event with a random id and no trace headers until the builder sets them. */
+  public static Builder builder(
+      String aggregateType, String aggregateId, String type, String payloadJson) {
+    return new Builder(aggregateType, aggregateId, type, payloadJson);
   }
 
-  public OutboxEvent withTraceparent(String traceparent) {
-    return new OutboxEvent(
-        id,
-        aggregateType,
-        aggregateId,
-        type,
-        payloadJson,
-        Optional.ofNullable(traceparent),
-        correlationId,
-        causationId);
-  }
-
-  public OutboxEvent withCorrelationId(String correlationId) {
-    return new OutboxEvent(
-        id,
-        aggregateType,
-        aggregateId,
-        type,
-        payloadJson,
-        traceparent,
-        Optional.ofNullable(correlationId),
-        causationId);
-  }
-
-  public OutboxEvent withCausationId(String causationId) {
-    return new OutboxEvent(
-        id,
-        aggregateType,
-        aggregateId,
-        type,
-        payloadJson,
-        traceparent,
-        correlationId,
-        Optional.ofNullable(causationId));
+  /** A builder starting from this event's values. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(aggregateType, aggregateId, type, payloadJson).id(id);
+    builder.traceparent = traceparent;
+    builder.correlationId = correlationId;
+    builder.causationId = causationId;
+    return builder;
   }
 
   private static void requireName(String what, String value) {
@@ -119,9 +93,64 @@ public record OutboxEvent(
   private static void requireJson(String payloadJson) {
     try {
       JSON.readTree(payloadJson);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalArgumentException(
           "outbox event payload is not valid JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** Builds an {@link OutboxEvent}; {@link #build()} validates every field. */
+  public static final class Builder {
+    private final String aggregateType;
+    private final String aggregateId;
+    private final String type;
+    private final String payloadJson;
+    private UUID id = UUID.randomUUID();
+    private Optional<String> traceparent = Optional.empty();
+    private Optional<String> correlationId = Optional.empty();
+    private Optional<String> causationId = Optional.empty();
+
+    private Builder(String aggregateType, String aggregateId, String type, String payloadJson) {
+      this.aggregateType = aggregateType;
+      this.aggregateId = aggregateId;
+      this.type = type;
+      this.payloadJson = payloadJson;
+    }
+
+    /** The event id; default a random UUID. See {@link Outbox#eventId} for derived ids. */
+    public Builder id(UUID id) {
+      this.id = Objects.requireNonNull(id, "id");
+      return this;
+    }
+
+    /** W3C trace context of the causing request; default none. */
+    public Builder traceparent(String traceparent) {
+      this.traceparent = Optional.ofNullable(traceparent);
+      return this;
+    }
+
+    /** Id of the business flow the event belongs to; default none. */
+    public Builder correlationId(String correlationId) {
+      this.correlationId = Optional.ofNullable(correlationId);
+      return this;
+    }
+
+    /** Id of the message that caused this event; default none. */
+    public Builder causationId(String causationId) {
+      this.causationId = Optional.ofNullable(causationId);
+      return this;
+    }
+
+    public OutboxEvent build() {
+      return new OutboxEvent(
+          id,
+          aggregateType,
+          aggregateId,
+          type,
+          payloadJson,
+          traceparent,
+          correlationId,
+          causationId);
     }
   }
 }

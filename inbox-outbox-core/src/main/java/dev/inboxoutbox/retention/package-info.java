@@ -3,7 +3,7 @@
  * consumer.
  *
  * <p>An inbox row expires in two phases, both stamped on the row at claim time from its scope's
- * {@link dev.inboxoutbox.inbox.Retention}:
+ * {@link dev.inboxoutbox.inbox.Inbox.Retention}:
  *
  * <ol>
  *   <li><b>The outcome body</b> goes at {@code outcome_expires_at} (default 24 h): it is the bulky,
@@ -18,9 +18,9 @@
  * its scope's key TTL is not the inbox's business: the consumer's too-old guard ({@link
  * dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy}) catches it, and by default dead-letters
  * it. Published outbox rows kept for inspection are deleted after {@link
- * dev.inboxoutbox.retention.RetentionPolicy#outboxKeep()}; unpublished ones never are.
+ * dev.inboxoutbox.retention.RetentionCleaner.Builder#outboxKeep}; unpublished ones never are.
  *
  * <p>{@link dev.inboxoutbox.retention.RetentionCleaner} does the work in short batches that skip
- * locked rows; {@link dev.inboxoutbox.retention.RetentionScheduler} runs it periodically.
+ * locked rows; {@link dev.inboxoutbox.retention.RetentionCleaner#schedule} runs it periodically.
  */
 package dev.inboxoutbox.retention;

@@ -2,10 +2,11 @@ package dev.inboxoutbox.schema;
 
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Creates or upgrades the inbox and outbox tables. Idempotent: safe to call on every start-up, from
- * any number of instances at once, also on a new database (see {@link MigrationLock}).
+ * any number of instances at once, also on a new database (see {@link #migrate(Flyway)}).
  *
  * <p>Applications that run their own Flyway can instead add {@link #LOCATION} to their locations.
  */
@@ -33,6 +34,16 @@ public final class InboxOutboxSchema {
             .baselineOnMigrate(true)
             .baselineVersion("0")
             .load();
-    return MigrationLock.migrate(flyway).migrationsExecuted;
+    return migrate(flyway).migrationsExecuted;
+  }
+
+  /**
+   * Applies {@code flyway}'s pending migrations while no other caller migrates its database: the
+   * application's own Flyway, made safe for instances starting together on a new database (see
+   * {@link MigrationLock}). With Spring Boot, a {@code FlywayMigrationStrategy} bean {@code
+   * InboxOutboxSchema::migrate} does that.
+   */
+  public static MigrateResult migrate(Flyway flyway) {
+    return MigrationLock.migrate(flyway);
   }
 }

@@ -20,9 +20,9 @@ import org.flywaydb.core.api.output.MigrateResult;
  * <p>The lock is held by a session of its own, taken from Flyway's data source, for the whole of
  * {@link Flyway#migrate()}: one more connection while migrating. Instances that arrive meanwhile
  * wait, then find the schema up to date. With Spring Boot's Flyway auto-configuration, a {@code
- * FlywayMigrationStrategy} bean {@code MigrationLock::migrate} does the same.
+ * FlywayMigrationStrategy} bean {@code InboxOutboxSchema::migrate} does the same.
  */
-public final class MigrationLock {
+final class MigrationLock {
 
   /**
    * A lock on two 32-bit keys: PostgreSQL keeps those apart from the 64-bit keys Flyway locks its
@@ -45,7 +45,7 @@ public final class MigrationLock {
   private MigrationLock() {}
 
   /** Applies {@code flyway}'s pending migrations while no other caller migrates its database. */
-  public static MigrateResult migrate(Flyway flyway) {
+  static MigrateResult migrate(Flyway flyway) {
     try (Connection session = flyway.getConfiguration().getDataSource().getConnection()) {
       lock(session);
       MigrateResult result;

@@ -252,7 +252,7 @@ class IdempotentConsumerIT {
     assertThat(exceptionByKey)
         .containsEntry("explode", IllegalStateException.class.getName())
         .containsEntry("mystery", PoisonMessageException.class.getName())
-        .containsEntry("bad-json", "dev.inboxoutbox.inbox.InvalidPayloadException")
+        .containsEntry("bad-json", "dev.inboxoutbox.inbox.Inbox$InvalidPayloadException")
         .containsEntry("ok-1", DeadLetterReason.class.getName());
     assertThat(reasonByKey)
         .containsEntry("bad-json", "MALFORMED_PAYLOAD")

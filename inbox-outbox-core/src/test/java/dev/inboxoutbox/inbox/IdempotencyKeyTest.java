@@ -5,7 +5,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.inboxoutbox.inbox.InvalidIdempotencyKeyException.Reason;
+import dev.inboxoutbox.inbox.IdempotencyKey.InvalidKeyException;
+import dev.inboxoutbox.inbox.IdempotencyKey.InvalidKeyException.Reason;
 import org.junit.jupiter.api.Test;
 
 class IdempotencyKeyTest {
@@ -52,8 +53,7 @@ class IdempotencyKeyTest {
     String latin1Cafe = new String(new byte[] {'k', '-', 'c', 'a', 'f', (byte) 0xE9}, ISO_8859_1);
     assertThatThrownBy(() -> IdempotencyKey.fromHttpHeader(latin1Cafe))
         .isInstanceOfSatisfying(
-            InvalidIdempotencyKeyException.class,
-            e -> assertThat(e.reason()).isEqualTo(Reason.NOT_UTF8))
+            InvalidKeyException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NOT_UTF8))
         .hasMessageContaining("UTF-8");
   }
 
@@ -61,14 +61,13 @@ class IdempotencyKeyTest {
   void anAbsentHttpHeaderIsAMissingKey() {
     assertThatThrownBy(() -> IdempotencyKey.fromHttpHeader(null))
         .isInstanceOfSatisfying(
-            InvalidIdempotencyKeyException.class,
-            e -> assertThat(e.reason()).isEqualTo(Reason.MISSING));
+            InvalidKeyException.class, e -> assertThat(e.reason()).isEqualTo(Reason.MISSING));
   }
 
   private static void assertRefused(String value, Reason reason, String messagePart) {
     assertThatThrownBy(() -> IdempotencyKey.of(value))
         .isInstanceOfSatisfying(
-            InvalidIdempotencyKeyException.class, e -> assertThat(e.reason()).isEqualTo(reason))
+            InvalidKeyException.class, e -> assertThat(e.reason()).isEqualTo(reason))
         .hasMessageContaining(messagePart);
   }
 }

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Inbox.ClaimResult;
+import dev.inboxoutbox.inbox.Inbox.Entry;
+import dev.inboxoutbox.inbox.Inbox.Retention;
+import dev.inboxoutbox.inbox.Inbox.Status;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -56,8 +61,8 @@ class InboxIT {
 
     assertThat(first).isInstanceOf(ClaimResult.New.class);
     assertThat(second).isInstanceOf(ClaimResult.Duplicate.class);
-    InboxEntry original = ((ClaimResult.Duplicate) second).original();
-    assertThat(original.status()).isEqualTo(InboxStatus.COMPLETED);
+    Entry original = ((ClaimResult.Duplicate) second).original();
+    assertThat(original.status()).isEqualTo(Status.COMPLETED);
     assertThat(original.outcome()).contains(Outcome.success("{\"orderId\": 1}"));
     assertThat(effectsFor(request.key())).isEqualTo(1);
   }
@@ -67,14 +72,11 @@ class InboxIT {
     IdempotencyKey key = newKey();
     inTransaction(
         c ->
-            applyOnce(
-                c,
-                new ClaimRequest(orders, key, RequestHash.ofJson("{\"a\":1,\"b\":2}")),
-                Outcome.success()));
+            applyOnce(c, ClaimRequest.ofJson(orders, key, "{\"a\":1,\"b\":2}"), Outcome.success()));
 
     ClaimResult again =
         inTransaction(
-            c -> inbox.claim(c, orders, key, RequestHash.ofJson("{ \"b\": 2, \"a\": 1 }")));
+            c -> inbox.claim(c, ClaimRequest.ofJson(orders, key, "{ \"b\": 2, \"a\": 1 }")));
 
     assertThat(again).isInstanceOf(ClaimResult.Duplicate.class);
   }
@@ -83,14 +85,13 @@ class InboxIT {
   void sameKeyWithAnotherPayloadIsAConflictAndLeavesTheOriginalUntouched() throws SQLException {
     ClaimRequest original = request(orders, "{\"sku\":\"A\",\"qty\":1}");
     inTransaction(c -> applyOnce(c, original, Outcome.success("{\"orderId\":7}")));
-    ClaimRequest changed =
-        new ClaimRequest(orders, original.key(), RequestHash.ofJson("{\"sku\":\"A\",\"qty\":5}"));
+    ClaimRequest changed = ClaimRequest.ofJson(orders, original.key(), "{\"sku\":\"A\",\"qty\":5}");
 
     ClaimResult result =
         inTransaction(c -> applyOnce(c, changed, Outcome.success("{\"orderId\":8}")));
 
     assertThat(result).isInstanceOf(ClaimResult.Conflict.class);
-    InboxEntry stored = ((ClaimResult.Conflict) result).original();
+    Entry stored = ((ClaimResult.Conflict) result).original();
     assertThat(stored.requestHash()).isEqualTo(original.requestHash());
     assertThat(inTransaction(c -> inbox.find(c, orders, original.key())).orElseThrow().outcome())
         .contains(Outcome.success("{\"orderId\":7}"));
@@ -100,7 +101,7 @@ class InboxIT {
   @Test
   void aBusinessRejectionIsStoredAndReplayedAsARejection() throws SQLException {
     ClaimRequest pay = request(Scope.of("pay"), "{\"orderId\":9}");
-    Outcome rejection = Outcome.rejected("{\"reason\":\"order cancelled\"}").withCode(409);
+    Outcome rejection = Outcome.rejected(409, "{\"reason\":\"order cancelled\"}");
     inTransaction(
         c -> {
           inbox.complete(c, (ClaimResult.New) inbox.claim(c, pay), rejection);
@@ -109,8 +110,8 @@ class InboxIT {
 
     ClaimResult retry = inTransaction(c -> inbox.claim(c, pay));
 
-    InboxEntry original = ((ClaimResult.Duplicate) retry).original();
-    assertThat(original.status()).isEqualTo(InboxStatus.FAILED);
+    Entry original = ((ClaimResult.Duplicate) retry).original();
+    assertThat(original.status()).isEqualTo(Status.FAILED);
     assertThat(original.outcome()).contains(rejection);
   }
 
@@ -160,21 +161,21 @@ class InboxIT {
   @Test
   void theSameKeyInAnotherTenantOrConsumerIsNewInEach() throws SQLException {
     IdempotencyKey key = newKey();
-    RequestHash hash = RequestHash.ofJson("{}");
+    String json = "{}";
     List<Scope> scopes =
         List.of(
             Scope.of("order-consumer"),
-            Scope.of("order-consumer").withTenant("acme"),
-            Scope.of("order-consumer").withTenant("globex"),
+            Scope.of("acme", "", "order-consumer"),
+            Scope.of("globex", "", "order-consumer"),
             Scope.of("payment-consumer"),
-            Scope.of("order-consumer").withPrincipal("user-1"));
+            Scope.of("", "user-1", "order-consumer"));
 
     List<ClaimResult> results =
         inTransaction(
             c -> {
               List<ClaimResult> claimed = new ArrayList<>();
               for (Scope scope : scopes) {
-                claimed.add(inbox.claim(c, scope, key, hash));
+                claimed.add(inbox.claim(c, ClaimRequest.ofJson(scope, key, json)));
               }
               return claimed;
             });
@@ -193,7 +194,7 @@ class InboxIT {
       connection.rollback();
     }
 
-    Optional<InboxEntry> stored = inTransaction(c -> inbox.find(c, orders, request.key()));
+    Optional<Entry> stored = inTransaction(c -> inbox.find(c, orders, request.key()));
     assertThat(stored).isEmpty();
     assertThat(effectsFor(request.key())).isZero();
     ClaimResult retried = inTransaction(c -> inbox.claim(c, request));
@@ -207,18 +208,18 @@ class InboxIT {
     IdempotencyKey completed = newKey();
     IdempotencyKey rejected = newKey();
     IdempotencyKey fresh = newKey();
-    RequestHash a = RequestHash.ofJson("{\"v\":\"a\"}");
-    RequestHash b = RequestHash.ofJson("{\"v\":\"b\"}");
+    String a = "{\"v\":\"a\"}";
+    String b = "{\"v\":\"b\"}";
     for (Scope scope : List.of(batchScope, singleScope)) {
       inTransaction(
           c -> {
             inbox.complete(
                 c,
-                (ClaimResult.New) inbox.claim(c, scope, completed, a),
+                (ClaimResult.New) inbox.claim(c, ClaimRequest.ofJson(scope, completed, a)),
                 Outcome.success("{\"n\":1}"));
             inbox.complete(
                 c,
-                (ClaimResult.New) inbox.claim(c, scope, rejected, a),
+                (ClaimResult.New) inbox.claim(c, ClaimRequest.ofJson(scope, rejected, a)),
                 Outcome.rejected("{\"n\":2}"));
             return null;
           });
@@ -229,8 +230,8 @@ class InboxIT {
         new Object[][] {
           {completed, a}, {completed, b}, {rejected, a}, {fresh, a}, {fresh, a}, {fresh, b}
         }) {
-      batch.add(new ClaimRequest(batchScope, (IdempotencyKey) item[0], (RequestHash) item[1]));
-      singles.add(new ClaimRequest(singleScope, (IdempotencyKey) item[0], (RequestHash) item[1]));
+      batch.add(ClaimRequest.ofJson(batchScope, (IdempotencyKey) item[0], (String) item[1]));
+      singles.add(ClaimRequest.ofJson(singleScope, (IdempotencyKey) item[0], (String) item[1]));
     }
 
     List<ClaimResult> batchResults = inTransaction(c -> inbox.claimAll(c, batch));
@@ -285,7 +286,7 @@ class InboxIT {
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("inside the caller's transaction");
     }
-    Optional<InboxEntry> stored = inTransaction(c -> inbox.find(c, orders, request.key()));
+    Optional<Entry> stored = inTransaction(c -> inbox.find(c, orders, request.key()));
     assertThat(stored).isEmpty();
   }
 
@@ -311,7 +312,7 @@ class InboxIT {
         Inbox.builder()
             .retention(
                 "webhooks",
-                new Retention(java.time.Duration.ofMinutes(5), java.time.Duration.ofHours(1)))
+                Retention.of(java.time.Duration.ofMinutes(5), java.time.Duration.ofHours(1)))
             .build();
     ClaimRequest webhook = request(Scope.of("webhooks"), "{}");
     ClaimRequest order = request(orders, "{}");
@@ -377,7 +378,7 @@ class InboxIT {
   }
 
   private static ClaimRequest request(Scope scope, String json) {
-    return new ClaimRequest(scope, newKey(), RequestHash.ofJson(json));
+    return ClaimRequest.ofJson(scope, newKey(), json);
   }
 
   private static IdempotencyKey newKey() {

@@ -3,6 +3,8 @@ package dev.inboxoutbox.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
+import dev.inboxoutbox.inbox.Inbox.Retention;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -29,12 +31,12 @@ class OutcomeAndRetentionTest {
   @Test
   void retentionDefaultsTo24HourOutcomesAnd7DayKeys() {
     assertThat(Retention.defaults())
-        .isEqualTo(new Retention(Duration.ofHours(24), Duration.ofDays(7)));
+        .isEqualTo(Retention.of(Duration.ofHours(24), Duration.ofDays(7)));
   }
 
   @Test
   void keysCannotExpireBeforeTheirOutcomes() {
-    assertThatThrownBy(() -> new Retention(Duration.ofDays(2), Duration.ofDays(1)))
+    assertThatThrownBy(() -> Retention.of(Duration.ofDays(2), Duration.ofDays(1)))
         .hasMessageContaining("must be at least the outcome TTL");
   }
 

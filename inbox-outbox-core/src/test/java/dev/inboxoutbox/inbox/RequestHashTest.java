@@ -3,6 +3,7 @@ package dev.inboxoutbox.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -49,7 +50,7 @@ class RequestHashTest {
   void duplicateMemberNamesAreRefusedRatherThanGuessed() {
     assertThatThrownBy(() -> RequestHash.ofJson("{\"a\":1,\"a\":2}"))
         .isInstanceOf(InvalidPayloadException.class)
-        .hasMessageContaining("Duplicate field 'a'");
+        .hasMessageContaining("Duplicate Object property \"a\"");
   }
 
   @Test

@@ -9,7 +9,7 @@ class ScopeTest {
 
   @Test
   void anAbsentTenantAndPrincipalAreEmpty() {
-    Scope scope = new Scope(null, null, "order-consumer");
+    Scope scope = Scope.of(null, null, "order-consumer");
     assertThat(scope.tenant()).isEmpty();
     assertThat(scope.principal()).isEmpty();
   }
@@ -17,18 +17,18 @@ class ScopeTest {
   @Test
   void aControlCharacterInAnyComponentIsRefusedBeforeTheDatabaseSeesIt() {
     // PostgreSQL refuses NUL in text; every control character is refused, as in keys.
-    assertThatThrownBy(() -> new Scope("acme\u0000", "", "order-consumer"))
+    assertThatThrownBy(() -> Scope.of("acme\u0000", "", "order-consumer"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tenant")
         .hasMessageContaining("control character at index 4");
-    assertThatThrownBy(() -> new Scope("", "\u0000", "order-consumer"))
+    assertThatThrownBy(() -> Scope.of("", "\u0000", "order-consumer"))
         .hasMessageContaining("principal");
-    assertThatThrownBy(() -> new Scope("", "", "orders\n")).hasMessageContaining("operation");
+    assertThatThrownBy(() -> Scope.of("", "", "orders\n")).hasMessageContaining("operation");
   }
 
   @Test
   void aComponentLongerThanTheLimitIsRefused() {
-    assertThatThrownBy(() -> new Scope("t".repeat(Scope.MAX_LENGTH + 1), "", "order-consumer"))
+    assertThatThrownBy(() -> Scope.of("t".repeat(Scope.MAX_LENGTH + 1), "", "order-consumer"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tenant has 256 characters");
   }

@@ -37,14 +37,32 @@ class OutboxEventTest {
   }
 
   @Test
-  void withersKeepEverythingElse() {
+  void theBuilderSetsOnlyWhatItIsGiven() {
     OutboxEvent event =
-        OutboxEvent.of("order", "o-1", "OrderPlaced", "{}")
-            .withCorrelationId("c")
-            .withCausationId("k");
+        OutboxEvent.builder("order", "o-1", "OrderPlaced", "{}")
+            .correlationId("c")
+            .causationId("k")
+            .build();
     assertThat(event.correlationId()).contains("c");
     assertThat(event.causationId()).contains("k");
     assertThat(event.traceparent()).isEmpty();
     assertThat(event.aggregateId()).isEqualTo("o-1");
+  }
+
+  @Test
+  void toBuilderKeepsEverythingItDoesNotChange() {
+    OutboxEvent original =
+        OutboxEvent.builder("order", "o-1", "OrderPlaced", "{\"a\":1}")
+            .id(Outbox.eventId("o-1", "placed"))
+            .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .build();
+
+    OutboxEvent copy = original.toBuilder().correlationId("c").build();
+
+    assertThat(copy.id()).isEqualTo(original.id());
+    assertThat(copy.traceparent()).isEqualTo(original.traceparent());
+    assertThat(copy.payloadJson()).isEqualTo(original.payloadJson());
+    assertThat(copy.correlationId()).contains("c");
+    assertThat(original.correlationId()).isEmpty();
   }
 }

@@ -6,14 +6,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.InboxEntry;
-import dev.inboxoutbox.inbox.InboxStatus;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Inbox.ClaimResult;
+import dev.inboxoutbox.inbox.Inbox.Entry;
+import dev.inboxoutbox.inbox.Inbox.Status;
 import dev.inboxoutbox.inbox.Outcome;
-import dev.inboxoutbox.inbox.RequestHash;
 import dev.inboxoutbox.inbox.Scope;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import java.sql.Connection;
@@ -45,7 +44,9 @@ class RetentionIT {
 
   private static final Duration PATIENCE = Duration.ofSeconds(30);
   private static final Scope ORDERS = Scope.of("order-consumer");
-  private static final String SEEDED_HASH = "a".repeat(64);
+  private static final String SEEDED_JSON = "{\"seeded\":true}";
+  private static final String SEEDED_HASH =
+      ClaimRequest.ofJson(Scope.of("any"), IdempotencyKey.of("any"), SEEDED_JSON).requestHash();
 
   /** gone- and stale- rows. */
   private static final int EXPIRED_KEYS = 47 + 3;
@@ -94,9 +95,9 @@ class RetentionIT {
 
   @Test
   void removesExactlyTheExpiredRowsInSeveralBatches() throws SQLException {
-    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withBatchSize(7));
+    RetentionCleaner cleaner = cleaner().batchSize(7).build();
 
-    RetentionReport report = cleaner.run();
+    RetentionCleaner.Report report = cleaner.run();
 
     assertThat(report.keysDeleted()).isEqualTo(EXPIRED_KEYS);
     assertThat(report.outcomesPruned()).isEqualTo(EXPIRED_OUTCOMES);
@@ -133,7 +134,7 @@ class RetentionIT {
     assertThat(report.oldestPublishedOutboxRow())
         .contains(instant("SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL"));
 
-    RetentionReport again = cleaner.run();
+    RetentionCleaner.Report again = cleaner.run();
     assertThat(again.rowsAffected()).isZero();
     assertThat(again.batches()).as("one empty batch per step").isEqualTo(3);
     assertThat(again.complete()).isTrue();
@@ -143,8 +144,7 @@ class RetentionIT {
   void aPrunedKeyStillMakesALateRepeatADuplicate() throws SQLException {
     Inbox inbox = Inbox.builder().build();
     ClaimRequest request =
-        new ClaimRequest(
-            ORDERS, IdempotencyKey.of("late-repeat"), RequestHash.ofJson("{\"sku\":\"A\"}"));
+        ClaimRequest.ofJson(ORDERS, IdempotencyKey.of("late-repeat"), "{\"sku\":\"A\"}");
     try (Connection consumer = database.connect()) {
       consumer.setAutoCommit(false);
       inbox.complete(
@@ -158,7 +158,7 @@ class RetentionIT {
         "UPDATE inbox SET outcome_expires_at = now() - interval '1 second' WHERE idempotency_key ="
             + " 'late-repeat'");
 
-    cleaner(RetentionPolicy.defaults()).run();
+    cleaner().build().run();
 
     ClaimResult repeat;
     try (Connection consumer = database.connect()) {
@@ -167,8 +167,8 @@ class RetentionIT {
       consumer.commit();
     }
     assertThat(repeat).isInstanceOf(ClaimResult.Duplicate.class);
-    InboxEntry original = ((ClaimResult.Duplicate) repeat).original();
-    assertThat(original.status()).isEqualTo(InboxStatus.COMPLETED);
+    Entry original = ((ClaimResult.Duplicate) repeat).original();
+    assertThat(original.status()).isEqualTo(Status.COMPLETED);
     assertThat(original.outcome()).as("the body is gone").isEmpty();
     assertThat(original.outcomePrunedAt()).isPresent();
     assertThat(inboxCount("late-repeat", "outcome_body IS NULL")).isEqualTo(1);
@@ -176,7 +176,7 @@ class RetentionIT {
 
   @Test
   void previewChangesNothingAndCountsExactlyWhatTheNextRunRemoves() throws SQLException {
-    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withBatchSize(7));
+    RetentionCleaner cleaner = cleaner().batchSize(7).build();
     String fingerprint =
         "SELECT (SELECT count(*) FROM inbox) * 1000000 + (SELECT count(*) FROM inbox WHERE"
             + " outcome_body IS NULL) * 1000 + (SELECT count(*) FROM outbox)";
@@ -185,24 +185,24 @@ class RetentionIT {
     Instant oldestPublished =
         instant("SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL");
 
-    RetentionPreview preview = cleaner.preview();
+    RetentionCleaner.Preview preview = cleaner.preview();
 
     assertThat(count(fingerprint)).isEqualTo(before);
     assertThat(preview)
         .isEqualTo(
-            new RetentionPreview(
+            new RetentionCleaner.Preview(
                 EXPIRED_OUTCOMES,
                 EXPIRED_KEYS,
                 EXPIRED_OUTBOX_ROWS,
                 Optional.of(oldestKeyExpiry),
                 Optional.of(oldestPublished)));
 
-    RetentionReport report = cleaner.run();
+    RetentionCleaner.Report report = cleaner.run();
 
     assertThat(report.outcomesPruned()).isEqualTo(preview.outcomesToPrune());
     assertThat(report.keysDeleted()).isEqualTo(preview.keysToDelete());
     assertThat(report.outboxRowsDeleted()).isEqualTo(preview.outboxRowsToDelete());
-    RetentionPreview afterwards = cleaner.preview();
+    RetentionCleaner.Preview afterwards = cleaner.preview();
     assertThat(
             List.of(
                 afterwards.outcomesToPrune(),
@@ -215,10 +215,10 @@ class RetentionIT {
 
   @Test
   void unpublishedOutboxRowsStayEvenWhenPublishedOnesAreKeptNotAtAll() throws SQLException {
-    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withOutboxKeep(Duration.ZERO));
+    RetentionCleaner cleaner = cleaner().outboxKeep(Duration.ZERO).build();
 
     assertThat(cleaner.preview().outboxRowsToDelete()).isEqualTo(5 + 2 + 4);
-    RetentionReport report = cleaner.run();
+    RetentionCleaner.Report report = cleaner.run();
 
     assertThat(report.outboxRowsDeleted()).isEqualTo(5 + 2 + 4);
     assertThat(count("SELECT count(*) FROM outbox")).isEqualTo(3);
@@ -229,7 +229,7 @@ class RetentionIT {
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void rowsAConsumerHoldsAreSkippedWithoutWaitingAndTakenByALaterRun() throws SQLException {
-    RetentionCleaner cleaner = cleaner(RetentionPolicy.defaults().withBatchSize(7));
+    RetentionCleaner cleaner = cleaner().batchSize(7).build();
 
     try (Connection consumer = database.connect()) {
       consumer.setAutoCommit(false);
@@ -242,7 +242,7 @@ class RetentionIT {
       }
 
       // Returning at all while the locks are held shows the cleaner did not wait for them.
-      RetentionReport whileHeld = cleaner.run();
+      RetentionCleaner.Report whileHeld = cleaner.run();
 
       assertThat(whileHeld.keysDeleted()).isEqualTo(EXPIRED_KEYS - 1);
       assertThat(whileHeld.outcomesPruned()).isEqualTo(EXPIRED_OUTCOMES - 1);
@@ -254,7 +254,7 @@ class RetentionIT {
       consumer.commit();
     }
 
-    RetentionReport afterRelease = cleaner.run();
+    RetentionCleaner.Report afterRelease = cleaner.run();
 
     assertThat(afterRelease.keysDeleted()).isEqualTo(1);
     assertThat(afterRelease.outcomesPruned()).isEqualTo(1);
@@ -275,10 +275,7 @@ class RetentionIT {
             "now() - interval '3 hours'",
             "now() - interval '2 hours'"));
     RetentionCleaner cleaner =
-        cleaner(
-            RetentionPolicy.defaults()
-                .withBatchSize(50)
-                .withPauseBetweenBatches(Duration.ofMillis(5)));
+        cleaner().batchSize(50).pauseBetweenBatches(Duration.ofMillis(5)).build();
     Inbox inbox = Inbox.builder().build();
     Set<String> freshKeys = ConcurrentHashMap.newKeySet();
     Set<String> reclaimedExpiredKeys = ConcurrentHashMap.newKeySet();
@@ -294,12 +291,10 @@ class RetentionIT {
                   // Fresh keys, plus a key the cleaner is deleting right now or has just deleted.
                   List<ClaimRequest> requests = new ArrayList<>();
                   for (int i = 0; i < 5; i++) {
-                    requests.add(
-                        request(
-                            "fresh-" + UUID.randomUUID(), RequestHash.ofJson("{\"i\":" + i + "}")));
+                    requests.add(request("fresh-" + UUID.randomUUID(), "{\"i\":" + i + "}"));
                   }
                   String expired = "gone-" + (1 + round % 47);
-                  requests.add(request(expired, new RequestHash(SEEDED_HASH)));
+                  requests.add(request(expired, SEEDED_JSON));
                   List<ClaimResult> results = inbox.claimAll(connection, requests);
                   List<Inbox.Completion> completions = new ArrayList<>();
                   for (ClaimResult result : results) {
@@ -326,7 +321,7 @@ class RetentionIT {
     await("the consumer claiming")
         .atMost(PATIENCE)
         .until(() -> transactions.get() >= 10 || claimer.isDone());
-    RetentionReport report = cleaner.run();
+    RetentionCleaner.Report report = cleaner.run();
     long claimedSoFar = transactions.get();
     await("the consumer claiming on")
         .atMost(PATIENCE)
@@ -357,10 +352,9 @@ class RetentionIT {
 
   @Test
   void aRunStopsAtMaxBatchesPerRunAndSaysSo() throws SQLException {
-    RetentionPreview preview = cleaner(RetentionPolicy.defaults()).preview();
+    RetentionCleaner.Preview preview = cleaner().build().preview();
 
-    RetentionReport first =
-        cleaner(RetentionPolicy.defaults().withBatchSize(10).withMaxBatchesPerRun(1)).run();
+    RetentionCleaner.Report first = cleaner().batchSize(10).maxBatchesPerRun(1).build().run();
 
     assertThat(first.complete()).isFalse();
     assertThat(first.batches()).isEqualTo(1);
@@ -368,7 +362,7 @@ class RetentionIT {
     assertThat(first.outcomesPruned()).isZero();
     assertThat(first.outboxRowsDeleted()).isZero();
 
-    RetentionReport rest = cleaner(RetentionPolicy.defaults()).run();
+    RetentionCleaner.Report rest = cleaner().build().run();
 
     assertThat(rest.complete()).isTrue();
     assertThat(first.keysDeleted() + rest.keysDeleted()).isEqualTo(preview.keysToDelete());
@@ -380,8 +374,7 @@ class RetentionIT {
   @Test
   void aBudgetThatEndsBeforeTheLastStepLeavesTheRunIncomplete() {
     // With batches of 7 the whole run takes 8 (keys) + 4 (bodies) + 1 (outbox) = 13 batches.
-    RetentionReport shortByOne =
-        cleaner(RetentionPolicy.defaults().withBatchSize(7).withMaxBatchesPerRun(12)).run();
+    RetentionCleaner.Report shortByOne = cleaner().batchSize(7).maxBatchesPerRun(12).build().run();
 
     assertThat(shortByOne.complete()).isFalse();
     assertThat(shortByOne.batches()).isEqualTo(12);
@@ -390,8 +383,8 @@ class RetentionIT {
     assertThat(shortByOne.outboxRowsDeleted()).as("the outbox step never started").isZero();
 
     // Now one (empty) batch per step is exactly enough.
-    RetentionReport exactlyEnough =
-        cleaner(RetentionPolicy.defaults().withBatchSize(7).withMaxBatchesPerRun(3)).run();
+    RetentionCleaner.Report exactlyEnough =
+        cleaner().batchSize(7).maxBatchesPerRun(3).build().run();
 
     assertThat(exactlyEnough.batches()).isEqualTo(3);
     assertThat(exactlyEnough.outboxRowsDeleted()).isEqualTo(EXPIRED_OUTBOX_ROWS);
@@ -402,7 +395,7 @@ class RetentionIT {
   void aFailureNamesTheStepAndKeepsWhatEarlierStepsCommitted() throws SQLException {
     execute("ALTER TABLE outbox RENAME TO outbox_elsewhere");
 
-    assertThatThrownBy(() -> cleaner(RetentionPolicy.defaults()).run())
+    assertThatThrownBy(() -> cleaner().build().run())
         .isInstanceOf(RetentionException.class)
         .hasMessageContaining("deleting published outbox rows")
         .hasMessageContaining("outbox");
@@ -412,20 +405,18 @@ class RetentionIT {
 
   @Test
   void theSchedulerRunsRepeatedlyReportsAndOutlivesFailures() throws Exception {
-    List<RetentionReport> reports = new CopyOnWriteArrayList<>();
-    List<RetentionReport> finishedBeforeTheClose;
-    try (RetentionScheduler scheduler =
-        new RetentionScheduler(
-                cleaner(RetentionPolicy.defaults()), Duration.ofMillis(100), reports::add)
-            .start()) {
+    List<RetentionCleaner.Report> reports = new CopyOnWriteArrayList<>();
+    List<RetentionCleaner.Report> finishedBeforeTheClose;
+    try (RetentionCleaner.Schedule scheduler =
+        cleaner().build().schedule(Duration.ofMillis(100), reports::add)) {
       await("three runs").atMost(PATIENCE).until(() -> scheduler.runs() >= 3);
 
       assertThat(scheduler.failures()).isZero();
       assertThat(reports.get(0).rowsAffected())
           .isEqualTo(EXPIRED_KEYS + EXPIRED_OUTCOMES + EXPIRED_OUTBOX_ROWS);
-      assertThat(reports.stream().skip(1).mapToLong(RetentionReport::rowsAffected).sum()).isZero();
+      assertThat(reports.stream().skip(1).mapToLong(RetentionCleaner.Report::rowsAffected).sum())
+          .isZero();
       assertThat(scheduler.lastReport()).isPresent();
-      assertThatThrownBy(scheduler::start).isInstanceOf(IllegalStateException.class);
 
       execute("ALTER TABLE outbox RENAME TO outbox_elsewhere");
       await("two failed runs").atMost(PATIENCE).until(() -> scheduler.failures() >= 2);
@@ -440,12 +431,12 @@ class RetentionIT {
     assertThat(finishedBeforeTheClose).allSatisfy(report -> assertThat(report.complete()).isTrue());
   }
 
-  private RetentionCleaner cleaner(RetentionPolicy policy) {
-    return new RetentionCleaner(database.dataSource(), policy);
+  private RetentionCleaner.Builder cleaner() {
+    return RetentionCleaner.builder(database.dataSource());
   }
 
-  private static ClaimRequest request(String key, RequestHash hash) {
-    return new ClaimRequest(ORDERS, IdempotencyKey.of(key), hash);
+  private static ClaimRequest request(String key, String json) {
+    return ClaimRequest.ofJson(ORDERS, IdempotencyKey.of(key), json);
   }
 
   private static String inboxRows(

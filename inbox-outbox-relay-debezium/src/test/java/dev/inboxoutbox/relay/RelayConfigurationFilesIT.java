@@ -113,10 +113,12 @@ class RelayConfigurationFilesIT {
     ServerRun first = started(ServerRun.start(server));
     awaitStreaming(first);
     OutboxEvent traced =
-        OutboxEvent.of(aggregateType, "order-1", "OrderPlaced", "{\"total\": 12, \"items\": [1]}")
-            .withTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-            .withCorrelationId("corr-1")
-            .withCausationId("cause-1");
+        OutboxEvent.builder(
+                aggregateType, "order-1", "OrderPlaced", "{\"total\": 12, \"items\": [1]}")
+            .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .correlationId("corr-1")
+            .causationId("cause-1")
+            .build();
     OutboxEvent untraced =
         OutboxEvent.of(aggregateType, "order-2", "OrderPaid", "{\"paid\": true}");
     append(outbox, List.of(traced, untraced));

@@ -11,7 +11,6 @@ import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
-import dev.inboxoutbox.outbox.OutboxPolicy;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -88,10 +87,11 @@ class RelayIT {
       List<OutboxEvent> events = new ArrayList<>();
       for (String order : List.of("o-1", "o-2", "o-3")) {
         events.add(
-            OutboxEvent.of("order", order, "OrderStep", "{\"seq\":" + sequence + "}")
-                .withTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-                .withCorrelationId("corr-" + order)
-                .withCausationId("cause-" + sequence));
+            OutboxEvent.builder("order", order, "OrderStep", "{\"seq\":" + sequence + "}")
+                .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+                .correlationId("corr-" + order)
+                .causationId("cause-" + sequence)
+                .build());
       }
       events.add(
           OutboxEvent.of("payment", "p-1", "PaymentRequested", "{\"seq\":" + sequence + "}"));
@@ -657,7 +657,7 @@ class RelayIT {
   @Test
   void rowsDeletedRightAfterInsertAreStillPublished() throws Exception {
     started(relay(settings().build()));
-    Outbox outbox = Outbox.builder().policy(OutboxPolicy.DELETE_AFTER_INSERT).build();
+    Outbox outbox = Outbox.builder().policy(Outbox.Policy.DELETE_AFTER_INSERT).build();
     OutboxEvent event = OutboxEvent.of("order", "o-3", "OrderPlaced", "{\"x\":1}");
     inTransaction(c -> outbox.append(c, event));
 

@@ -4,11 +4,9 @@ import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.Retention;
+import dev.inboxoutbox.inbox.Inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.retention.RetentionCleaner;
-import dev.inboxoutbox.retention.RetentionPolicy;
-import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.util.HashMap;
 import java.util.List;
@@ -91,12 +89,12 @@ public class InboxOutboxAutoConfiguration {
   Inbox inbox(InboxOutboxProperties properties, SchemaReady schema) {
     InboxOutboxProperties.Inbox settings = properties.inbox();
     Inbox.Builder builder =
-        Inbox.builder().retention(new Retention(settings.outcomeTtl(), settings.keyTtl()));
+        Inbox.builder().retention(Retention.of(settings.outcomeTtl(), settings.keyTtl()));
     settings
         .operations()
         .forEach(
             (operation, ttl) ->
-                builder.retention(operation, new Retention(ttl.outcomeTtl(), ttl.keyTtl())));
+                builder.retention(operation, Retention.of(ttl.outcomeTtl(), ttl.keyTtl())));
     return builder.build();
   }
 
@@ -184,25 +182,21 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnBooleanProperty(name = "inbox-outbox.retention.enabled", matchIfMissing = true)
   @ConditionalOnMissingBean
-  RetentionScheduler retentionScheduler(
-      DataSource dataSource,
-      InboxOutboxProperties properties,
-      RetentionTotals totals,
-      SchemaReady schema) {
+  RetentionCleaner retentionCleaner(
+      DataSource dataSource, InboxOutboxProperties properties, SchemaReady schema) {
     InboxOutboxProperties.Retention retention = properties.retention();
-    RetentionPolicy policy =
-        RetentionPolicy.defaults()
-            .withBatchSize(retention.batchSize())
-            .withMaxBatchesPerRun(retention.maxBatchesPerRun())
-            .withPauseBetweenBatches(retention.pauseBetweenBatches())
-            .withOutboxKeep(retention.outboxKeep());
-    return new RetentionScheduler(
-        new RetentionCleaner(dataSource, policy), retention.interval(), totals);
+    return RetentionCleaner.builder(dataSource)
+        .batchSize(retention.batchSize())
+        .maxBatchesPerRun(retention.maxBatchesPerRun())
+        .pauseBetweenBatches(retention.pauseBetweenBatches())
+        .outboxKeep(retention.outboxKeep())
+        .build();
   }
 
   @Bean
-  @ConditionalOnBean(RetentionScheduler.class)
-  RetentionLifecycle retentionLifecycle(RetentionScheduler scheduler) {
-    return new RetentionLifecycle(scheduler);
+  @ConditionalOnBean(RetentionCleaner.class)
+  RetentionLifecycle retentionLifecycle(
+      RetentionCleaner cleaner, InboxOutboxProperties properties, RetentionTotals totals) {
+    return new RetentionLifecycle(cleaner, properties.retention().interval(), totals);
   }
 }

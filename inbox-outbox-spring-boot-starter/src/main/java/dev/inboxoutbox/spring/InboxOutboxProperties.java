@@ -2,7 +2,6 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import dev.inboxoutbox.outbox.OutboxPolicy;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -38,7 +37,7 @@ public record InboxOutboxProperties(
 
   /**
    * Key lifetimes, by default and per operation (scope). The defaults are those of {@link
-   * dev.inboxoutbox.inbox.Retention#defaults()}.
+   * dev.inboxoutbox.inbox.Inbox.Retention#defaults()}.
    *
    * @param outcomeTtl How long a stored outcome body is replayed to duplicates.
    * @param keyTtl How long a key is remembered; messages older than this are too old to apply.
@@ -69,7 +68,7 @@ public record InboxOutboxProperties(
    *
    * @param policy KEEP rows for inspection (retention deletes them) or DELETE_AFTER_INSERT.
    */
-  public record Outbox(@DefaultValue("keep") OutboxPolicy policy) {}
+  public record Outbox(@DefaultValue("keep") dev.inboxoutbox.outbox.Outbox.Policy policy) {}
 
   /**
    * Defaults for every idempotent consumer (each definition may override in code).

@@ -1,32 +1,42 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.retention.RetentionScheduler;
+import dev.inboxoutbox.retention.RetentionCleaner;
+import java.time.Duration;
+import java.util.function.Consumer;
 import org.springframework.context.SmartLifecycle;
 
-/** Starts the retention schedule with the application and stops it on shutdown. */
+/** Schedules retention runs with the application and stops them on shutdown. */
 final class RetentionLifecycle implements SmartLifecycle {
 
-  private final RetentionScheduler scheduler;
-  private volatile boolean running;
+  private final RetentionCleaner cleaner;
+  private final Duration interval;
+  private final Consumer<RetentionCleaner.Report> listener;
+  private volatile RetentionCleaner.Schedule schedule;
 
-  RetentionLifecycle(RetentionScheduler scheduler) {
-    this.scheduler = scheduler;
+  RetentionLifecycle(
+      RetentionCleaner cleaner, Duration interval, Consumer<RetentionCleaner.Report> listener) {
+    this.cleaner = cleaner;
+    this.interval = interval;
+    this.listener = listener;
   }
 
   @Override
-  public void start() {
-    scheduler.start();
-    running = true;
+  public synchronized void start() {
+    if (schedule == null) {
+      schedule = cleaner.schedule(interval, listener);
+    }
   }
 
   @Override
-  public void stop() {
-    scheduler.close();
-    running = false;
+  public synchronized void stop() {
+    if (schedule != null) {
+      schedule.close();
+      schedule = null;
+    }
   }
 
   @Override
   public boolean isRunning() {
-    return running;
+    return schedule != null;
   }
 }

@@ -1,6 +1,6 @@
 package dev.inboxoutbox.spring;
 
-import dev.inboxoutbox.retention.RetentionReport;
+import dev.inboxoutbox.retention.RetentionCleaner;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -9,17 +9,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /** Sums of every retention run since start-up, for metrics. */
-public final class RetentionTotals implements Consumer<RetentionReport> {
+public final class RetentionTotals implements Consumer<RetentionCleaner.Report> {
 
   private final AtomicLong runs = new AtomicLong();
   private final AtomicLong outcomesPruned = new AtomicLong();
   private final AtomicLong keysDeleted = new AtomicLong();
   private final AtomicLong outboxRowsDeleted = new AtomicLong();
   private final AtomicLong nanos = new AtomicLong();
-  private final AtomicReference<RetentionReport> last = new AtomicReference<>();
+  private final AtomicReference<RetentionCleaner.Report> last = new AtomicReference<>();
 
   @Override
-  public void accept(RetentionReport report) {
+  public void accept(RetentionCleaner.Report report) {
     runs.incrementAndGet();
     outcomesPruned.addAndGet(report.outcomesPruned());
     keysDeleted.addAndGet(report.keysDeleted());
@@ -48,14 +48,14 @@ public final class RetentionTotals implements Consumer<RetentionReport> {
     return nanos.get() / 1e9;
   }
 
-  public Optional<RetentionReport> last() {
+  public Optional<RetentionCleaner.Report> last() {
     return Optional.ofNullable(last.get());
   }
 
   /** How far past its expiry the oldest key still is: 0 when cleanup keeps up. */
   public double overdueSeconds() {
     return last()
-        .flatMap(RetentionReport::oldestKeyExpiry)
+        .flatMap(RetentionCleaner.Report::oldestKeyExpiry)
         .map(expiry -> Math.max(0, Duration.between(expiry, Instant.now()).toMillis() / 1000.0))
         .orElse(0.0);
   }

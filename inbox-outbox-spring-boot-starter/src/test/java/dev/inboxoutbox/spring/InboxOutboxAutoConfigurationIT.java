@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.retention.RetentionCleaner;
-import dev.inboxoutbox.retention.RetentionPolicy;
-import dev.inboxoutbox.retention.RetentionScheduler;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -61,33 +59,34 @@ class InboxOutboxAutoConfigurationIT {
         .run(
             context -> {
               assertThat(context).hasSingleBean(RetentionLifecycle.class);
-              RetentionScheduler scheduler = context.getBean(RetentionScheduler.class);
+              RetentionTotals totals = context.getBean(RetentionTotals.class);
               await("two retention runs")
                   .atMost(Duration.ofSeconds(30))
-                  .until(() -> scheduler.runs() >= 2);
-              assertThat(scheduler.failures()).isZero();
+                  .until(() -> totals.runs() >= 2);
+              assertThat(totals.last())
+                  .hasValueSatisfying(last -> assertThat(last.complete()).isTrue());
             });
   }
 
   @Test
-  void anApplicationsOwnRetentionSchedulerWinsAndIsStartedWithIt() {
+  void anApplicationsOwnRetentionCleanerWinsAndRunsOnTheSchedule() {
     app.withUserConfiguration(OwnRetention.class)
         .run(
             context -> {
-              RetentionScheduler own = context.getBean("ownRetention", RetentionScheduler.class);
-              assertThat(context).getBean(RetentionScheduler.class).isSameAs(own);
-              await("the application's scheduler started")
+              RetentionCleaner own = context.getBean("ownRetention", RetentionCleaner.class);
+              assertThat(context).getBean(RetentionCleaner.class).isSameAs(own);
+              RetentionTotals totals = context.getBean(RetentionTotals.class);
+              await("the application's cleaner run by the schedule")
                   .atMost(Duration.ofSeconds(30))
-                  .until(() -> own.runs() >= 1);
+                  .until(() -> totals.runs() >= 1);
             });
   }
 
   @Configuration(proxyBeanMethods = false)
   static class OwnRetention {
     @Bean
-    RetentionScheduler ownRetention(DataSource dataSource) {
-      return new RetentionScheduler(
-          new RetentionCleaner(dataSource, RetentionPolicy.defaults()), Duration.ofHours(1));
+    RetentionCleaner ownRetention(DataSource dataSource) {
+      return RetentionCleaner.builder(dataSource).batchSize(7).build();
     }
   }
 }

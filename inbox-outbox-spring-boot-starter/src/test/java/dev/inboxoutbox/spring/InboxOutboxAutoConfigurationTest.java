@@ -6,7 +6,7 @@ import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.relay.OutboxRelay;
-import dev.inboxoutbox.retention.RetentionScheduler;
+import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.spring.schema.LockedFlywayMigrationAutoConfiguration;
 import dev.inboxoutbox.spring.web.InboxOutboxWebAutoConfiguration;
 import dev.inboxoutbox.spring.web.RequestBodyLimitAutoConfiguration;
@@ -101,7 +101,7 @@ class InboxOutboxAutoConfigurationTest {
     appWithDatabase.run(
         context ->
             assertThat(context)
-                .doesNotHaveBean(RetentionScheduler.class)
+                .doesNotHaveBean(RetentionCleaner.class)
                 .doesNotHaveBean(RetentionLifecycle.class)
                 .hasSingleBean(RetentionTotals.class));
   }

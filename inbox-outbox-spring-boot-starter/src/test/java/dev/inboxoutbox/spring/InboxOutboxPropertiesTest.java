@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import dev.inboxoutbox.inbox.Retention;
-import dev.inboxoutbox.outbox.OutboxPolicy;
+import dev.inboxoutbox.inbox.Inbox.Retention;
+import dev.inboxoutbox.outbox.Outbox.Policy;
 import dev.inboxoutbox.spring.web.HttpIdempotencyProperties;
 import java.time.Duration;
 import java.util.List;
@@ -86,7 +86,7 @@ class InboxOutboxPropertiesTest {
                               new InboxOutboxProperties.Ttl(
                                   Retention.DEFAULT_OUTCOME_TTL, Duration.ofDays(2)))));
               assertThat(properties.outbox())
-                  .isEqualTo(new InboxOutboxProperties.Outbox(OutboxPolicy.DELETE_AFTER_INSERT));
+                  .isEqualTo(new InboxOutboxProperties.Outbox(Policy.DELETE_AFTER_INSERT));
               assertThat(properties.consumer())
                   .isEqualTo(
                       new InboxOutboxProperties.Consumer(
@@ -145,7 +145,7 @@ class InboxOutboxPropertiesTest {
               .isEqualTo(
                   new InboxOutboxProperties.Inbox(
                       Retention.DEFAULT_OUTCOME_TTL, Retention.DEFAULT_KEY_TTL, Map.of()));
-          assertThat(properties.outbox().policy()).isEqualTo(OutboxPolicy.KEEP);
+          assertThat(properties.outbox().policy()).isEqualTo(Policy.KEEP);
           assertThat(properties.consumer())
               .isEqualTo(
                   new InboxOutboxProperties.Consumer(

@@ -1,9 +1,8 @@
 package dev.inboxoutbox.orders;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import dev.inboxoutbox.inbox.RequestHash;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.spring.web.IdempotentEndpoint;
@@ -23,6 +22,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -52,7 +52,7 @@ class OrderController {
   @PostMapping(path = "/orders", produces = MediaType.APPLICATION_JSON_VALUE)
   @IdempotentEndpoint(operation = OrderConsumerApplication.COMMANDS_OPERATION)
   ResponseEntity<String> place(IdempotencyKey key, @RequestBody byte[] body) {
-    JsonNode command = RequestHash.parseJson(body);
+    JsonNode command = ClaimRequest.parseJson(body);
     // The transaction the idempotent endpoint runs in; Orders and Outbox write through it.
     Connection transaction = DataSourceUtils.getConnection(dataSource);
     try {
@@ -61,7 +61,7 @@ class OrderController {
       outbox.appendAll(
           transaction,
           events.stream()
-              .map(e -> e.withCausationId(key.value()).withCorrelationId(key.value()))
+              .map(e -> e.toBuilder().causationId(key.value()).correlationId(key.value()).build())
               .toList());
       return ResponseEntity.created(URI.create("/orders/" + orderId(placed)))
           .contentType(MediaType.APPLICATION_JSON)

@@ -24,10 +24,10 @@ final class OrderHandlers {
       switch (type) {
         case "PlaceOrder":
           return Outcome.success(
-                  orders.place(message.idempotencyKey().value(), message.payload(), context::emit))
-              .withCode(201);
+              201,
+              orders.place(message.idempotencyKey().value(), message.payload(), context::emit));
         case "CancelOrder":
-          return Outcome.success(orders.cancel(message.payload(), context::emit)).withCode(200);
+          return Outcome.success(200, orders.cancel(message.payload(), context::emit));
         default:
           throw PoisonMessageException.unknownType(type);
       }

@@ -26,7 +26,6 @@ final class OrderRejected extends Exception {
 
   /** The rejection as the key's outcome, with the HTTP status a repeat is answered with. */
   Outcome outcome(JsonMapper json) {
-    return Outcome.rejected(json.writeValueAsString(new ErrorBody(code, getMessage())))
-        .withCode(status);
+    return Outcome.rejected(status, json.writeValueAsString(new ErrorBody(code, getMessage())));
   }
 }

@@ -1,6 +1,5 @@
 package dev.inboxoutbox.orders;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import java.util.ArrayList;
@@ -10,6 +9,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -302,11 +302,11 @@ final class Orders {
   private static String text(JsonNode node, String name, String field) {
     JsonNode value = node == null ? null : node.get(name);
     if (value == null
-        || !value.isTextual()
-        || value.asText().isBlank()
-        || value.asText().length() > 200) {
+        || !value.isString()
+        || value.asString().isBlank()
+        || value.asString().length() > 200) {
       throw PoisonMessageException.malformed("field " + field + " must be a non-blank string");
     }
-    return value.asText();
+    return value.asString();
   }
 }

@@ -1,6 +1,5 @@
 package dev.inboxoutbox.payment;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.consumer.IncomingMessage;
@@ -11,6 +10,7 @@ import dev.inboxoutbox.payment.PaymentTransitions.Verdict;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.Optional;
+import tools.jackson.databind.JsonNode;
 
 /**
  * {@code ChargeRequested} -> {@code POST /v1/charges} with the payment's idempotency key, then the

@@ -1,8 +1,8 @@
 package dev.inboxoutbox.payment;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Reads required fields of incoming payloads. A missing or mistyped field can never be fixed by a
@@ -16,10 +16,10 @@ final class Payloads {
 
   static String text(JsonNode node, String field) {
     JsonNode value = node == null ? null : node.get(field);
-    if (value == null || !value.isTextual() || value.asText().isBlank()) {
+    if (value == null || !value.isString() || value.asString().isBlank()) {
       throw PoisonMessageException.malformed("field " + field + " must be a non-blank string");
     }
-    return value.asText();
+    return value.asString();
   }
 
   static long positiveCents(JsonNode node, String field) {

@@ -49,8 +49,9 @@ final class PaymentEvents {
             payment.currency(),
             chargeIdempotencyKey(payment.paymentId()));
     String body = json.writeValueAsString(payload);
-    return OutboxEvent.of(CHARGE_AGGREGATE, payment.paymentId(), CHARGE_REQUESTED, body)
-        .withId(Outbox.eventId(CHARGE_REQUESTED, payment.paymentId()));
+    return OutboxEvent.builder(CHARGE_AGGREGATE, payment.paymentId(), CHARGE_REQUESTED, body)
+        .id(Outbox.eventId(CHARGE_REQUESTED, payment.paymentId()))
+        .build();
   }
 
   OutboxEvent paymentCaptured(Payment payment, String chargeId) {
@@ -68,8 +69,9 @@ final class PaymentEvents {
     // One result per payment, whichever it is: a second, contradicting result would reuse this id
     // with another payload and be refused as a conflict by the order service's inbox.
     String body = json.writeValueAsString(payload);
-    return OutboxEvent.of(RESULT_AGGREGATE, payment.orderId(), type, body)
-        .withId(Outbox.eventId(RESULT_AGGREGATE, payment.paymentId()));
+    return OutboxEvent.builder(RESULT_AGGREGATE, payment.orderId(), type, body)
+        .id(Outbox.eventId(RESULT_AGGREGATE, payment.paymentId()))
+        .build();
   }
 
   /** A small outcome body for the inbox: {@code outcome("paymentId", id, "status", "CAPTURED")}. */

@@ -1,12 +1,12 @@
 package dev.inboxoutbox.payment;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.MessageHandler;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.Outcome;
 import java.util.Optional;
+import tools.jackson.databind.JsonNode;
 
 /**
  * {@code PaymentRequested} -> a payment row and a {@code ChargeRequested} in the outbox, in one

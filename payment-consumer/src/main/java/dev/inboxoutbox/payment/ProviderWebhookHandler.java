@@ -1,6 +1,5 @@
 package dev.inboxoutbox.payment;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.MessageHandler;
@@ -14,6 +13,7 @@ import java.sql.SQLTransactionRollbackException;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Verified provider webhooks -> the payment's final state and one {@code PaymentCaptured} or {@code

@@ -5,9 +5,6 @@ import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
@@ -44,6 +41,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The whole service against real PostgreSQL, a real Kafka broker and the provider simulator over
@@ -172,18 +172,18 @@ class PaymentFlowIT {
           charges.readUntil(paymentId, r -> !r.isEmpty(), WAIT).get(0);
       assertThat(header(chargeRequested, "type")).isEqualTo("ChargeRequested");
       JsonNode payload = JSON.readTree(value(chargeRequested));
-      assertThat(payload.get("paymentId").asText()).isEqualTo(paymentId);
-      assertThat(payload.get("orderId").asText()).isEqualTo(orderId);
+      assertThat(payload.get("paymentId").asString()).isEqualTo(paymentId);
+      assertThat(payload.get("orderId").asString()).isEqualTo(orderId);
       assertThat(payload.get("amountCents").asLong()).isEqualTo(2500);
-      assertThat(payload.get("currency").asText()).isEqualTo("EUR");
-      assertThat(payload.get("idempotencyKey").asText()).isEqualTo("charge-" + paymentId);
+      assertThat(payload.get("currency").asString()).isEqualTo("EUR");
+      assertThat(payload.get("idempotencyKey").asString()).isEqualTo("charge-" + paymentId);
     }
     ConsumerRecord<String, byte[]> result = onlyResult(orderId);
     assertThat(header(result, "type")).isEqualTo("PaymentCaptured");
     JsonNode captured = JSON.readTree(value(result));
-    assertThat(captured.get("orderId").asText()).isEqualTo(orderId);
-    assertThat(captured.get("paymentId").asText()).isEqualTo(paymentId);
-    assertThat(captured.get("chargeId").asText()).isEqualTo(charge.chargeId());
+    assertThat(captured.get("orderId").asString()).isEqualTo(orderId);
+    assertThat(captured.get("paymentId").asString()).isEqualTo(paymentId);
+    assertThat(captured.get("chargeId").asString()).isEqualTo(charge.chargeId());
     assertThat(captured.get("amountCents").asLong()).isEqualTo(2500);
     assertThat(captured.get("reason").isNull()).isTrue();
   }
@@ -265,8 +265,8 @@ class PaymentFlowIT {
     ConsumerRecord<String, byte[]> result = onlyResult(orderId);
     assertThat(header(result, "type")).isEqualTo("PaymentFailed");
     JsonNode failed = JSON.readTree(value(result));
-    assertThat(failed.get("chargeId").asText()).isEqualTo(charge.chargeId());
-    assertThat(failed.get("reason").asText()).isEqualTo("charge_failed");
+    assertThat(failed.get("chargeId").asString()).isEqualTo(charge.chargeId());
+    assertThat(failed.get("reason").asString()).isEqualTo("charge_failed");
   }
 
   @Test
@@ -331,7 +331,7 @@ class PaymentFlowIT {
     HttpResponse<String> wrongSecret =
         postWebhook(body, new WebhookSignature("whsec_attacker").sign(body, Instant.now()));
     assertThat(wrongSecret.statusCode()).isEqualTo(401);
-    assertThat(JSON.readTree(wrongSecret.body()).get("reason").asText()).isEqualTo("MISMATCH");
+    assertThat(JSON.readTree(wrongSecret.body()).get("reason").asString()).isEqualTo("MISMATCH");
     byte[] tampered =
         new String(body, StandardCharsets.UTF_8)
             .replace("2500", "1")
@@ -388,7 +388,7 @@ class PaymentFlowIT {
     HttpResponse<String> stale =
         postWebhook(body, SIGNER.sign(body, Instant.now().minusSeconds(310)));
     assertThat(stale.statusCode()).isEqualTo(401);
-    assertThat(JSON.readTree(stale.body()).get("reason").asText()).isEqualTo("STALE");
+    assertThat(JSON.readTree(stale.body()).get("reason").asString()).isEqualTo("STALE");
     assertThat(postWebhook(body, SIGNER.sign(body, Instant.now().plusSeconds(310))).statusCode())
         .isEqualTo(401);
 

@@ -1,6 +1,6 @@
 package dev.inboxoutbox.spring.schema;
 
-import dev.inboxoutbox.schema.MigrationLock;
+import dev.inboxoutbox.schema.InboxOutboxSchema;
 import org.flywaydb.core.Flyway;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -11,11 +11,11 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Runs the application's own Flyway migration ({@code spring.flyway.*}) under {@link
- * MigrationLock}: without it, instances starting together on a new database can fail with "Unable
- * to baseline schema history table ... as it already exists, and is empty", because Flyway decides
- * to create or to baseline its history table before it locks anything. The lock is a PostgreSQL
- * advisory lock: like the rest of the framework, PostgreSQL only. An application that declares its
- * own {@link FlywayMigrationStrategy} keeps it.
+ * InboxOutboxSchema#migrate(Flyway)}: without it, instances starting together on a new database can
+ * fail with "Unable to baseline schema history table ... as it already exists, and is empty",
+ * because Flyway decides to create or to baseline its history table before it locks anything. The
+ * lock is a PostgreSQL advisory lock: like the rest of the framework, PostgreSQL only. An
+ * application that declares its own {@link FlywayMigrationStrategy} keeps it.
  */
 @AutoConfiguration(before = FlywayAutoConfiguration.class)
 @ConditionalOnClass({Flyway.class, FlywayMigrationStrategy.class})
@@ -24,6 +24,6 @@ public class LockedFlywayMigrationAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   FlywayMigrationStrategy lockedFlywayMigration() {
-    return MigrationLock::migrate;
+    return InboxOutboxSchema::migrate;
   }
 }

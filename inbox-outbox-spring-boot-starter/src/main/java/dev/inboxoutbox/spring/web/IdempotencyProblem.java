@@ -1,10 +1,10 @@
 package dev.inboxoutbox.spring.web;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Map;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The answers an {@link IdempotentEndpoint} gives on its own, as RFC 9457 problem details ({@code

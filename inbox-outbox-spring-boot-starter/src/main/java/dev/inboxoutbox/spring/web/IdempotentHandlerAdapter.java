@@ -1,15 +1,14 @@
 package dev.inboxoutbox.spring.web;
 
-import dev.inboxoutbox.inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.IdempotencyKey.InvalidKeyException;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.InboxEntry;
-import dev.inboxoutbox.inbox.InboxStatus;
-import dev.inboxoutbox.inbox.InvalidIdempotencyKeyException;
-import dev.inboxoutbox.inbox.InvalidPayloadException;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Inbox.ClaimResult;
+import dev.inboxoutbox.inbox.Inbox.Entry;
+import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
+import dev.inboxoutbox.inbox.Inbox.Status;
 import dev.inboxoutbox.inbox.Outcome;
-import dev.inboxoutbox.inbox.RequestHash;
 import dev.inboxoutbox.inbox.Scope;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -87,7 +86,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
     IdempotencyKey key;
     try {
       key = IdempotencyKey.fromHttpHeader(request.getHeader(properties.keyHeader()));
-    } catch (InvalidIdempotencyKeyException invalid) {
+    } catch (InvalidKeyException invalid) {
       IdempotencyProblem.INVALID_KEY.write(
           response,
           properties.keyHeader() + " header: " + invalid.getMessage(),
@@ -95,13 +94,6 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
       return null;
     }
     byte[] body = request.getInputStream().readAllBytes();
-    RequestHash hash;
-    try {
-      hash = RequestFingerprint.of(request, body);
-    } catch (InvalidPayloadException invalid) {
-      IdempotencyProblem.INVALID_BODY.write(response, invalid.getMessage(), Map.of());
-      return null;
-    }
     Scope scope;
     try {
       scope = scope(request, method.getMethodAnnotation(IdempotentEndpoint.class));
@@ -109,7 +101,13 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
       IdempotencyProblem.INVALID_SCOPE.write(response, invalid.getMessage(), Map.of());
       return null;
     }
-    ClaimRequest claim = new ClaimRequest(scope, key, hash);
+    ClaimRequest claim;
+    try {
+      claim = RequestFingerprint.claim(scope, key, request, body);
+    } catch (InvalidPayloadException invalid) {
+      IdempotencyProblem.INVALID_BODY.write(response, invalid.getMessage(), Map.of());
+      return null;
+    }
     request.setAttribute(CLAIM_ATTRIBUTE, claim);
     runClaimed(claim, new CachedBodyRequest(request, body), response, method);
     return null;
@@ -200,8 +198,8 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
           Map.of());
       return;
     }
-    InboxEntry original = ((ClaimResult.Duplicate) result).original();
-    if (original.status() == InboxStatus.PROCESSING) {
+    Entry original = ((ClaimResult.Duplicate) result).original();
+    if (original.status() == Status.PROCESSING) {
       inProgress(response);
     } else if (original.outcome().isPresent()) {
       StoredResponse.fromOutcome(original.outcome().get()).replay(response);
@@ -223,7 +221,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
    * Retention dropped the stored answer but kept the key: the request was handled, and is not run
    * again; the answer says so and how it ended.
    */
-  private static void prunedReplay(InboxEntry original, HttpServletResponse response)
+  private static void prunedReplay(Entry original, HttpServletResponse response)
       throws IOException {
     byte[] body =
         ("{\"replayed\":true,\"status\":\""
@@ -247,7 +245,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
     }
     Principal principal = request.getUserPrincipal();
     String tenantHeader = properties.tenantHeader();
-    return new Scope(
+    return Scope.of(
         tenantHeader == null || tenantHeader.isEmpty() ? "" : request.getHeader(tenantHeader),
         principal == null ? "" : principal.getName(),
         operation);

@@ -1,39 +1,35 @@
 package dev.inboxoutbox.spring.web;
 
-import dev.inboxoutbox.inbox.RequestHash;
+import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.Scope;
 import jakarta.servlet.http.HttpServletRequest;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.HandlerMapping;
 
 /**
- * The request hash stored with a key. A JSON body hashes in its canonical form, the same hash a
- * Kafka consumer computes for the same payload, so an endpoint and a topic can share a scope; any
- * other body hashes as its octets. When the URL varies within one operation (path variables, a
- * query string) the path and query join the hash: {@code /orders/o-1/cancel} and {@code
- * /orders/o-2/cancel} under one key are then a reused key, not a replay of each other.
+ * The claim for an HTTP request ({@link ClaimRequest#ofHttp}): a JSON body (by its content type)
+ * hashes in its canonical form, any other body as its octets; when the URL varies within one
+ * operation (path variables, a query string) the path and query join the hash.
  */
 final class RequestFingerprint {
 
   private RequestFingerprint() {}
 
   /**
-   * Throws {@link dev.inboxoutbox.inbox.InvalidPayloadException} for a JSON body that is not JSON.
+   * Throws {@link dev.inboxoutbox.inbox.Inbox.InvalidPayloadException} for a JSON body that is not
+   * JSON.
    */
-  static RequestHash of(HttpServletRequest request, byte[] body) {
-    RequestHash bodyHash =
-        body.length > 0 && isJson(request.getContentType())
-            ? RequestHash.ofJsonTree(RequestHash.parseJson(body))
-            : RequestHash.ofBytes(body);
-    if (!targetVaries(request)) {
-      return bodyHash;
-    }
+  static ClaimRequest claim(
+      Scope scope, IdempotencyKey key, HttpServletRequest request, byte[] body) {
     String target =
-        request.getRequestURI()
-            + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
-    return RequestHash.ofBytes((target + "\n" + bodyHash.hex()).getBytes(StandardCharsets.UTF_8));
+        targetVaries(request)
+            ? request.getRequestURI()
+                + (request.getQueryString() == null ? "" : "?" + request.getQueryString())
+            : null;
+    return ClaimRequest.ofHttp(scope, key, target, body, isJson(request.getContentType()));
   }
 
   private static boolean targetVaries(HttpServletRequest request) {

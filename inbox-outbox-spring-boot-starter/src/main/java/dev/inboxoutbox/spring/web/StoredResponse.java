@@ -1,9 +1,5 @@
 package dev.inboxoutbox.spring.web;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.inboxoutbox.inbox.Outcome;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -18,7 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * An endpoint's answer as the inbox stores it: the status in the outcome's code, and Content-Type,
@@ -83,20 +82,20 @@ record StoredResponse(
     Map<String, List<String>> headers = new LinkedHashMap<>();
     envelope
         .path("headers")
-        .fields()
-        .forEachRemaining(
+        .properties()
+        .forEach(
             header -> {
               List<String> values = new ArrayList<>();
-              header.getValue().forEach(value -> values.add(value.asText()));
+              header.getValue().forEach(value -> values.add(value.asString()));
               headers.put(header.getKey(), values);
             });
     byte[] body =
         envelope.has("base64")
-            ? Base64.getDecoder().decode(envelope.get("base64").asText())
-            : envelope.path("text").asText("").getBytes(StandardCharsets.UTF_8);
+            ? Base64.getDecoder().decode(envelope.get("base64").asString())
+            : envelope.path("text").asString("").getBytes(StandardCharsets.UTF_8);
     return new StoredResponse(
         outcome.code().orElse(200),
-        Optional.ofNullable(envelope.get("contentType")).map(JsonNode::asText),
+        Optional.ofNullable(envelope.get("contentType")).map(JsonNode::asString),
         headers,
         body,
         envelope.path("containerError").asBoolean(false));
@@ -112,7 +111,7 @@ record StoredResponse(
     envelope.put(ENVELOPE, 1);
     contentType.ifPresent(type -> envelope.put("contentType", type));
     ObjectNode storedHeaders = envelope.putObject("headers");
-    headers.forEach((name, values) -> values.forEach(storedHeaders.withArray(name)::add));
+    headers.forEach((name, values) -> values.forEach(storedHeaders.withArrayProperty(name)::add));
     textOf(body)
         .ifPresentOrElse(
             text -> envelope.put("text", text),
@@ -120,9 +119,10 @@ record StoredResponse(
     if (containerError) {
       envelope.put("containerError", true);
     }
-    Outcome.Kind kind = status < 400 ? Outcome.Kind.SUCCESS : Outcome.Kind.REJECTED;
     try {
-      return new Outcome(kind, OptionalInt.of(status), Optional.of(envelope.toString()));
+      return status < 400
+          ? Outcome.success(status, envelope.toString())
+          : Outcome.rejected(status, envelope.toString());
     } catch (IllegalArgumentException tooLarge) {
       throw new UnstorableResponseException(
           "the answer cannot be stored for replays ("
@@ -169,7 +169,7 @@ record StoredResponse(
   private static JsonNode parse(String json) {
     try {
       return JSON.readTree(json);
-    } catch (JsonProcessingException e) {
+    } catch (JacksonException e) {
       throw new IllegalStateException("a stored outcome body is not JSON", e);
     }
   }

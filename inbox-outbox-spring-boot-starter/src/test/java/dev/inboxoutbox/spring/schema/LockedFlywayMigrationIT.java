@@ -25,7 +25,10 @@ import org.springframework.context.annotation.Configuration;
 
 class LockedFlywayMigrationIT {
 
-  /** dev.inboxoutbox.schema.MigrationLock's two keys: "iox" in ASCII, then schema migration. */
+  /**
+   * The schema migration lock's two keys (dev.inboxoutbox.schema.MigrationLock): "iox" in ASCII,
+   * then schema migration.
+   */
   private static final String MIGRATION_LOCK = "pg_advisory_lock(6909816, 1)";
 
   private Database database;

@@ -16,42 +16,27 @@ import org.slf4j.LoggerFactory;
  * Runs a {@link RetentionCleaner} on one daemon thread: right after {@link #start()}, then {@code
  * interval} after each run ends, so runs never overlap. A failed run is logged and counted, and the
  * next one comes on schedule.
- *
- * <pre>{@code
- * RetentionScheduler retention =
- *     new RetentionScheduler(cleaner, Duration.ofMinutes(5), metrics::record).start();
- * ...
- * retention.close();
- * }</pre>
  */
-public final class RetentionScheduler implements AutoCloseable {
+final class ScheduledRetention implements RetentionCleaner.Schedule {
 
-  private static final Logger log = LoggerFactory.getLogger(RetentionScheduler.class);
+  private static final Logger log = LoggerFactory.getLogger(ScheduledRetention.class);
 
   /** A batch already sent is not interruptible; close waits for it this long. */
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
   private final RetentionCleaner cleaner;
   private final Duration interval;
-  private final Consumer<RetentionReport> listener;
+  private final Consumer<RetentionCleaner.Report> listener;
   private final ScheduledExecutorService executor;
-  private final AtomicReference<RetentionReport> lastReport = new AtomicReference<>();
+  private final AtomicReference<RetentionCleaner.Report> lastReport = new AtomicReference<>();
   private final AtomicLong runs = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
   private volatile Thread worker;
   private boolean started;
   private boolean closed;
 
-  public RetentionScheduler(RetentionCleaner cleaner, Duration interval) {
-    this(cleaner, interval, report -> {});
-  }
-
-  /**
-   * @param listener called on the scheduler's thread after every successful run, e.g. to record
-   *     metrics; it should return quickly, and an exception it throws is logged and ignored
-   */
-  public RetentionScheduler(
-      RetentionCleaner cleaner, Duration interval, Consumer<RetentionReport> listener) {
+  ScheduledRetention(
+      RetentionCleaner cleaner, Duration interval, Consumer<RetentionCleaner.Report> listener) {
     this.cleaner = Objects.requireNonNull(cleaner, "cleaner");
     this.interval = Objects.requireNonNull(interval, "interval");
     if (interval.isNegative() || interval.isZero()) {
@@ -69,7 +54,7 @@ public final class RetentionScheduler implements AutoCloseable {
   }
 
   /** Schedules the runs; the first starts at once. */
-  public synchronized RetentionScheduler start() {
+  synchronized ScheduledRetention start() {
     if (started || closed) {
       throw new IllegalStateException(
           "retention scheduler already " + (closed ? "closed" : "started"));
@@ -79,23 +64,23 @@ public final class RetentionScheduler implements AutoCloseable {
     return this;
   }
 
-  /** The report of the latest successful run, empty before the first one. */
-  public Optional<RetentionReport> lastReport() {
+  @Override
+  public Optional<RetentionCleaner.Report> lastReport() {
     return Optional.ofNullable(lastReport.get());
   }
 
-  /** Runs that finished with a report. */
+  @Override
   public long runs() {
     return runs.get();
   }
 
-  /** Runs that failed with an exception. */
+  @Override
   public long failures() {
     return failures.get();
   }
 
   private void runOnce() {
-    RetentionReport report;
+    RetentionCleaner.Report report;
     try {
       report = cleaner.run();
     } catch (RuntimeException e) {
@@ -113,7 +98,6 @@ public final class RetentionScheduler implements AutoCloseable {
     }
   }
 
-  /** Stops scheduling, interrupts a run between batches and waits for it to end. */
   @Override
   public void close() {
     synchronized (this) {
