@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.DeadLetterReason;
-import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.OutboxEvent;
@@ -18,10 +17,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +44,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -60,8 +56,8 @@ class InboxOutboxStarterIT {
 
   private static final Duration PATIENCE = Duration.ofSeconds(60);
 
-  private Database database;
   private String topic;
+  private DevStackApplication app;
   private ConfigurableApplicationContext context;
 
   @SpringBootConfiguration
@@ -94,36 +90,27 @@ class InboxOutboxStarterIT {
 
   @BeforeEach
   void start() throws SQLException {
-    database = DevStack.shared().postgres().createDatabase();
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL)");
-    }
     topic = "starter-" + UUID.randomUUID().toString().substring(0, 8);
     System.setProperty("test.topic", topic);
-    context =
-        new SpringApplicationBuilder(App.class)
-            .web(WebApplicationType.NONE)
-            .properties(
-                "spring.datasource.url=" + database.jdbcUrl(),
-                "spring.datasource.username=" + database.username(),
-                "spring.datasource.password=" + database.password(),
-                "spring.kafka.bootstrap-servers=" + DevStack.shared().kafka().bootstrapServers(),
-                "inbox-outbox.relay.enabled=true",
-                "inbox-outbox.relay.topic-replacement=" + topic + ".events.${routedByValue}",
-                "inbox-outbox.relay.offset-flush-interval=300ms",
-                "inbox-outbox.retention.interval=200ms",
-                "inbox-outbox.consumer.retry-backoff-max=500ms",
-                "spring.kafka.listener.poll-timeout=1234ms")
-            .run();
+    app =
+        DevStackApplication.start(
+            App.class,
+            WebApplicationType.NONE,
+            "CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL)",
+            "inbox-outbox.relay.enabled=true",
+            "inbox-outbox.relay.topic-replacement=" + topic + ".events.${routedByValue}",
+            "inbox-outbox.relay.offset-flush-interval=300ms",
+            "inbox-outbox.retention.interval=200ms",
+            "inbox-outbox.consumer.retry-backoff-max=500ms",
+            "spring.kafka.listener.poll-timeout=1234ms");
+    context = app.context();
   }
 
   @AfterEach
   void stop() {
-    if (context != null) {
-      context.close();
+    if (app != null) {
+      app.close();
     }
-    database.close();
   }
 
   @Test
@@ -228,7 +215,6 @@ class InboxOutboxStarterIT {
 
     context.close();
     assertThat(relay.state()).isEqualTo(RelayState.STOPPED);
-    context = null;
   }
 
   @Test
@@ -411,6 +397,6 @@ class InboxOutboxStarterIT {
   }
 
   private long count(String sql) {
-    return Rows.count(database.dataSource(), sql);
+    return Rows.count(app.database().dataSource(), sql);
   }
 }
