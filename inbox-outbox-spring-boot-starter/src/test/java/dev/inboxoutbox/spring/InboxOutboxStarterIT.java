@@ -13,6 +13,7 @@ import dev.inboxoutbox.relay.RelayState;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
 import dev.inboxoutbox.testing.kafka.TopicReader;
+import dev.inboxoutbox.testing.kafka.TopicWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -30,14 +31,11 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -144,17 +142,13 @@ class InboxOutboxStarterIT {
                         "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
                     == 1);
 
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
+    try (TopicWriter kafka = new TopicWriter()) {
       for (int i = 0; i < 6; i++) {
-        producer.send(record("o-" + i, "k-" + i, "{\"n\":" + i + "}"));
+        kafka.send(record("o-" + i, "k-" + i, "{\"n\":" + i + "}"));
       }
-      producer.send(record("o-1", "k-1", "{\"n\":1}")); // a redelivery
-      producer.send(record("o-2", "k-2", "{\"n\":1}")); // same key, other payload
-      producer.send(record("o-3", "k-bad", "{\"n\":")); // malformed
+      kafka.send(record("o-1", "k-1", "{\"n\":1}")); // a redelivery
+      kafka.send(record("o-2", "k-2", "{\"n\":1}")); // same key, other payload
+      kafka.send(record("o-3", "k-bad", "{\"n\":")); // malformed
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
@@ -224,18 +218,13 @@ class InboxOutboxStarterIT {
     byte[] twoMiB =
         ("{\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
     RecordMetadata bigAt;
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
+    try (TopicWriter compressing =
+        new TopicWriter(
             Map.of(
-                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
-                "compression.type", "gzip",
-                "max.request.size", String.valueOf(4 * 1024 * 1024)),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
-      ProducerRecord<String, byte[]> big = new ProducerRecord<>(topic, "o-1", twoMiB);
-      big.headers().add("Idempotency-Key", "k-big".getBytes(StandardCharsets.UTF_8));
-      bigAt = producer.send(big).get();
-      producer.send(record("o-1", "k-after", "{\"n\":1}")).get();
+                "compression.type", "gzip", "max.request.size", String.valueOf(4 * 1024 * 1024)))) {
+      bigAt =
+          compressing.send(RecordBuilder.to(topic).key("o-1").idempotencyKey("k-big").body(twoMiB));
+      compressing.send(record("o-1", "k-after", "{\"n\":1}"));
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
@@ -296,13 +285,7 @@ class InboxOutboxStarterIT {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
-      producer.send(record("o-1", "k-bad", "{\"n\":")).get();
-    }
+    TopicWriter.sendOne(record("o-1", "k-bad", "{\"n\":"));
 
     IdempotentConsumersHealthIndicator health =
         context.getBean(IdempotentConsumersHealthIndicator.class);
