@@ -1,21 +1,23 @@
 package dev.inboxoutbox.consumer;
 
-import static dev.inboxoutbox.TopicReader.header;
+import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import dev.inboxoutbox.Await;
 import dev.inboxoutbox.MigratedDatabase;
-import dev.inboxoutbox.TopicReader;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.kafka.RecordBuilder;
+import dev.inboxoutbox.testing.kafka.TopicReader;
+import dev.inboxoutbox.testing.kafka.TopicWriter;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
@@ -30,7 +32,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
@@ -39,12 +40,8 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,7 +52,7 @@ class IdempotentConsumerIT {
 
   private Database database;
   private String topic;
-  private KafkaProducer<String, byte[]> producer;
+  private TopicWriter kafka;
   private final List<AutoCloseable> cleanup = new ArrayList<>();
 
   /**
@@ -106,11 +103,7 @@ class IdempotentConsumerIT {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    producer =
-        new KafkaProducer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
-            new StringSerializer(),
-            new ByteArraySerializer());
+    kafka = new TopicWriter();
   }
 
   @AfterEach
@@ -118,27 +111,27 @@ class IdempotentConsumerIT {
     for (int i = cleanup.size() - 1; i >= 0; i--) {
       cleanup.get(i).close();
     }
-    producer.close();
+    kafka.close();
     database.close();
   }
 
   @Test
   void redeliveriesAndClientRetriesApplyOnceAndEmitOneEventEach() throws Exception {
     for (int i = 0; i < 20; i++) {
-      send("c-" + i, "key-" + i, "{\"qty\":" + (i + 1) + "}", null);
+      kafka.send(order("c-" + i).idempotencyKey("key-" + i).json("{\"qty\":" + (i + 1) + "}"));
     }
     for (int i = 0; i < 10; i++) {
-      send(
-          "c-" + i,
-          "key-" + i,
-          "{ \"qty\" : " + (i + 1) + " }",
-          null); // a client retry, re-serialised
+      kafka.send(
+          order("c-" + i)
+              .idempotencyKey("key-" + i)
+              .json("{ \"qty\" : " + (i + 1) + " }")); // a client retry, re-serialised
     }
-    producer.flush();
     IdempotentConsumer consumer =
         started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
 
-    awaitTrue(() -> consumer.stats().snapshot().records() >= 30, "all 30 records consumed");
+    await("all 30 records consumed")
+        .atMost(PATIENCE)
+        .until(() -> consumer.stats().snapshot().records() >= 30);
     ConsumerStats.Snapshot stats = consumer.stats().snapshot();
     assertThat(stats.applied()).isEqualTo(20);
     assertThat(stats.duplicates()).isEqualTo(10);
@@ -153,9 +146,8 @@ class IdempotentConsumerIT {
   @Test
   void aCrashAfterTheDatabaseCommitBeforeTheOffsetCommitLeavesOneEffect() throws Exception {
     for (int i = 0; i < 40; i++) {
-      send("c-" + (i % 4), "key-" + i, "{\"qty\":1}", null);
+      kafka.send(order("c-" + (i % 4)).idempotencyKey("key-" + i).json("{\"qty\":1}"));
     }
-    producer.flush();
     AtomicBoolean crashed = new AtomicBoolean();
     BatchProcessor.Hooks crashOnce =
         new BatchProcessor.Hooks() {
@@ -168,17 +160,18 @@ class IdempotentConsumerIT {
         };
     IdempotentConsumer first =
         started(consumer(settings().build(), crashOnce, database.dataSource()));
-    awaitTrue(crashed::get, "first consumer crashed");
+    await("first consumer crashed").atMost(PATIENCE).until(crashed::get);
     long appliedBeforeCrash = first.stats().snapshot().applied();
     assertThat(appliedBeforeCrash).isPositive();
 
     IdempotentConsumer second =
         started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
-    awaitTrue(
-        () ->
-            count("SELECT count(*) FROM inbox") == 40
-                && second.stats().snapshot().duplicates() >= appliedBeforeCrash,
-        "second consumer replays the uncommitted batch");
+    await("second consumer replays the uncommitted batch")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox") == 40
+                    && second.stats().snapshot().duplicates() >= appliedBeforeCrash);
 
     System.out.printf(
         "crash after DB commit: %d applied before the crash, %d redelivered and absorbed%n",
@@ -191,24 +184,28 @@ class IdempotentConsumerIT {
   void everyDeadLetterReasonEndToEndWhileThePartitionMovesOn() throws Exception {
     String aggregate =
         "c-1"; // one record key: one partition, so poison sits in front of good records
-    send(aggregate, "ok-1", "{\"qty\":1}", null);
-    send(aggregate, "bad-json", "{\"qty\":", null);
-    send(aggregate, null, "{\"qty\":1}", null);
-    send(aggregate, "x".repeat(256), "{\"qty\":1}", null);
-    send(aggregate, "ok-1", "{\"qty\":2}", null); // same key, other payload
-    send(aggregate, "mystery", "{\"qty\":1}", "Mystery");
-    send(aggregate, "big", "{\"qty\":1,\"pad\":\"" + "p".repeat(600) + "\"}", null);
-    producer.send(
-        record(
-            aggregate,
-            "old",
-            "{\"qty\":1}",
-            null,
-            Instant.now().minus(Duration.ofDays(8)).toEpochMilli()));
-    send(aggregate, "explode", "{\"qty\":1,\"explode\":true}", null);
-    send(aggregate, "ok-2", "{\"qty\":0}", null); // a business rejection: stored, not dead-lettered
-    send(aggregate, "ok-3", "{\"qty\":3}", null);
-    producer.flush();
+    kafka.send(order(aggregate).idempotencyKey("ok-1").json("{\"qty\":1}"));
+    kafka.send(order(aggregate).idempotencyKey("bad-json").json("{\"qty\":"));
+    kafka.send(order(aggregate).json("{\"qty\":1}"));
+    kafka.send(order(aggregate).idempotencyKey("x".repeat(256)).json("{\"qty\":1}"));
+    kafka.send(
+        order(aggregate).idempotencyKey("ok-1").json("{\"qty\":2}")); // same key, other payload
+    kafka.send(order(aggregate).idempotencyKey("mystery").type("Mystery").json("{\"qty\":1}"));
+    kafka.send(
+        order(aggregate)
+            .idempotencyKey("big")
+            .json("{\"qty\":1,\"pad\":\"" + "p".repeat(600) + "\"}"));
+    kafka.send(
+        order(aggregate)
+            .idempotencyKey("old")
+            .json("{\"qty\":1}")
+            .timestamp(Instant.now().minus(Duration.ofDays(8)).toEpochMilli()));
+    kafka.send(order(aggregate).idempotencyKey("explode").json("{\"qty\":1,\"explode\":true}"));
+    kafka.send(
+        order(aggregate)
+            .idempotencyKey("ok-2")
+            .json("{\"qty\":0}")); // a business rejection: stored, not dead-lettered
+    kafka.send(order(aggregate).idempotencyKey("ok-3").json("{\"qty\":3}"));
 
     IdempotentConsumer consumer =
         started(
@@ -216,7 +213,9 @@ class IdempotentConsumerIT {
                 settings().maxPayloadBytes(500).build(),
                 BatchProcessor.Hooks.NONE,
                 database.dataSource()));
-    awaitTrue(() -> consumer.stats().snapshot().records() >= 11, "all records consumed");
+    await("all records consumed")
+        .atMost(PATIENCE)
+        .until(() -> consumer.stats().snapshot().records() >= 11);
 
     List<ConsumerRecord<String, byte[]>> deadLetters;
     try (TopicReader reader = new TopicReader(topic + ".DLT")) {
@@ -282,19 +281,21 @@ class IdempotentConsumerIT {
   void aControlCharacterInAScopeHeaderOrAKeyThatIsNotUtf8IsRefusedUpFrontAsAnInvalidKey()
       throws Exception {
     String aggregate = "c-1";
-    producer.send(
-        withHeader(
-            record(aggregate, "nul-tenant", "{\"qty\":1}", null, null), "tenant", "acme\u0000x"));
-    producer.send(
-        withHeader(
-            record(aggregate, "nul-principal", "{\"qty\":1}", null, null), "principal", "\u0000"));
-    ProducerRecord<String, byte[]> notUtf8 = record(aggregate, null, "{\"qty\":1}", null, null);
-    notUtf8
-        .headers()
-        .add("Idempotency-Key", new byte[] {'k', '-', (byte) 0xE9}); // "k-é" in Latin-1
-    producer.send(notUtf8);
-    send(aggregate, "k-caf\u00e9", "{\"qty\":1}", null);
-    producer.flush();
+    kafka.send(
+        order(aggregate)
+            .idempotencyKey("nul-tenant")
+            .header("tenant", "acme\u0000x")
+            .json("{\"qty\":1}"));
+    kafka.send(
+        order(aggregate)
+            .idempotencyKey("nul-principal")
+            .header("principal", "\u0000")
+            .json("{\"qty\":1}"));
+    kafka.send(
+        order(aggregate)
+            .header("Idempotency-Key", new byte[] {'k', '-', (byte) 0xE9}) // "k-é" in Latin-1
+            .json("{\"qty\":1}"));
+    kafka.send(order(aggregate).idempotencyKey("k-caf\u00e9").json("{\"qty\":1}"));
 
     IdempotentConsumer consumer =
         started(
@@ -302,7 +303,9 @@ class IdempotentConsumerIT {
                 settings().tenantHeader("tenant").principalHeader("principal").build(),
                 BatchProcessor.Hooks.NONE,
                 database.dataSource()));
-    awaitTrue(() -> consumer.stats().snapshot().records() >= 4, "all records consumed");
+    await("all records consumed")
+        .atMost(PATIENCE)
+        .until(() -> consumer.stats().snapshot().records() >= 4);
 
     List<ConsumerRecord<String, byte[]>> deadLetters;
     try (TopicReader reader = new TopicReader(topic + ".DLT")) {
@@ -332,30 +335,24 @@ class IdempotentConsumerIT {
         ("{\"qty\":1,\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}")
             .getBytes(StandardCharsets.UTF_8);
     RecordMetadata bigAt;
-    try (KafkaProducer<String, byte[]> compressing =
-        new KafkaProducer<>(
+    try (TopicWriter compressing =
+        new TopicWriter(
             Map.of(
-                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
-                "compression.type", "gzip",
-                "max.request.size", String.valueOf(4 * 1024 * 1024)),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
-      ProducerRecord<String, byte[]> big = new ProducerRecord<>(topic, "c-1", twoMiB);
-      big.headers().add("Idempotency-Key", "big".getBytes(StandardCharsets.UTF_8));
-      big.headers()
-          .add(
-              "traceparent",
-              "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-                  .getBytes(StandardCharsets.UTF_8));
-      bigAt = compressing.send(big).get();
-      compressing.send(record("c-1", "after-big", "{\"qty\":2}", null, null)).get();
+                "compression.type", "gzip", "max.request.size", String.valueOf(4 * 1024 * 1024)))) {
+      bigAt =
+          compressing.send(
+              order("c-1")
+                  .idempotencyKey("big")
+                  .header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+                  .body(twoMiB));
+      compressing.send(order("c-1").idempotencyKey("after-big").json("{\"qty\":2}"));
     }
 
     IdempotentConsumer consumer =
         started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
-    awaitTrue(
-        () -> consumer.stats().snapshot().records() >= 2,
-        "both records done, the oversize one dead-lettered");
+    await("both records done, the oversize one dead-lettered")
+        .atMost(PATIENCE)
+        .until(() -> consumer.stats().snapshot().records() >= 2);
 
     List<ConsumerRecord<String, byte[]>> deadLetters;
     try (TopicReader reader = new TopicReader(topic + ".DLT")) {
@@ -398,18 +395,18 @@ class IdempotentConsumerIT {
           .get(30, TimeUnit.SECONDS);
     }
     String malformed = "{\"pad\":\"" + "x".repeat(20_000);
-    send("c-1", "bad-json", malformed, null);
-    send("c-1", "ok-1", "{\"qty\":1}", null);
-    producer.flush();
+    kafka.send(order("c-1").idempotencyKey("bad-json").json(malformed));
+    kafka.send(order("c-1").idempotencyKey("ok-1").json("{\"qty\":1}"));
     IdempotentConsumer consumer =
         started(
             consumer(
                 settings().retryBackoff(Duration.ofMillis(50), Duration.ofMillis(400)).build(),
                 BatchProcessor.Hooks.NONE,
                 database.dataSource()));
-    awaitTrue(
-        () -> consumer.stats().failure().map(f -> f.consecutiveFailures() >= 3).orElse(false),
-        "the batch retried");
+    await("the batch retried")
+        .atMost(PATIENCE)
+        .until(
+            () -> consumer.stats().failure().map(f -> f.consecutiveFailures() >= 3).orElse(false));
     ConsumerStats.Failure failure =
         consumer.stuck().orElseThrow(() -> new AssertionError("not reported stuck"));
     assertThat(failure.retriable()).as("no retry can fix it").isFalse();
@@ -434,9 +431,9 @@ class IdempotentConsumerIT {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    awaitTrue(
-        () -> consumer.stats().snapshot().records() >= 2,
-        "the partition moves on once the topic takes the dead letter");
+    await("the partition moves on once the topic takes the dead letter")
+        .atMost(PATIENCE)
+        .until(() -> consumer.stats().snapshot().records() >= 2);
     List<ConsumerRecord<String, byte[]>> deadLetters;
     try (TopicReader reader = new TopicReader(deadLetterTopic)) {
       deadLetters = reader.readUntil(seen -> !seen.isEmpty(), PATIENCE);
@@ -455,9 +452,8 @@ class IdempotentConsumerIT {
   @Test
   void transientDatabaseFailuresPauseAndRetryWithoutLossOrDeadLetters() throws Exception {
     for (int i = 0; i < 10; i++) {
-      send("c-" + i, "key-" + i, "{\"qty\":1}", null);
+      kafka.send(order("c-" + i).idempotencyKey("key-" + i).json("{\"qty\":1}"));
     }
-    producer.flush();
     DataSource flaky = new FailingFirst(database.dataSource(), 3);
     IdempotentConsumer consumer =
         started(
@@ -465,8 +461,9 @@ class IdempotentConsumerIT {
                 settings().retryBackoff(Duration.ofMillis(50), Duration.ofMillis(400)).build(),
                 BatchProcessor.Hooks.NONE,
                 flaky));
-    awaitTrue(
-        () -> count("SELECT count(*) FROM orders") == 10, "all orders applied after the outage");
+    await("all orders applied after the outage")
+        .atMost(PATIENCE)
+        .until(() -> count("SELECT count(*) FROM orders") == 10);
     ConsumerStats.Snapshot stats = consumer.stats().snapshot();
     assertThat(stats.transientFailures()).isGreaterThanOrEqualTo(3);
     assertThat(stats.deadLettered()).isZero();
@@ -476,10 +473,9 @@ class IdempotentConsumerIT {
   void aKeyExtractorThatMakesEveryDeliveryNewLetsRepeatsApplyTwice() throws Exception {
     // What the chaos negative control installs: the verifier must then see double effects.
     for (int i = 0; i < 5; i++) {
-      send("c-" + i, "key-" + i, "{\"qty\":1}", null);
-      send("c-" + i, "key-" + i, "{\"qty\":1}", null);
+      kafka.send(order("c-" + i).idempotencyKey("key-" + i).json("{\"qty\":1}"));
+      kafka.send(order("c-" + i).idempotencyKey("key-" + i).json("{\"qty\":1}"));
     }
-    producer.flush();
     KeyExtractor header = KeyExtractor.idempotencyKeyHeader();
     KeyExtractor everyDeliveryNew =
         (record, payload) -> header.extract(record, payload) + "~" + UUID.randomUUID();
@@ -489,7 +485,7 @@ class IdempotentConsumerIT {
                 settings().keyExtractor(everyDeliveryNew).build(),
                 BatchProcessor.Hooks.NONE,
                 database.dataSource()));
-    awaitTrue(() -> consumer.stats().snapshot().records() >= 10, "all consumed");
+    await("all consumed").atMost(PATIENCE).until(() -> consumer.stats().snapshot().records() >= 10);
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(10);
     assertThat(consumer.stats().snapshot().duplicates()).isZero();
   }
@@ -498,11 +494,12 @@ class IdempotentConsumerIT {
   void aGroupRebalancesCooperativelyUnlessTheKafkaPropertiesSayOtherwise() throws Exception {
     // Cooperative rebalancing keeps the survivors' partitions when a member dies or joins: a
     // restarted instance does not stop the whole group.
-    send("c-1", "key-1", "{\"qty\":1}", null);
-    producer.flush();
+    kafka.send(order("c-1").idempotencyKey("key-1").json("{\"qty\":1}"));
     IdempotentConsumer consumer =
         started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
-    awaitTrue(() -> consumer.stats().snapshot().records() >= 1, "the record consumed");
+    await("the record consumed")
+        .atMost(PATIENCE)
+        .until(() -> consumer.stats().snapshot().records() >= 1);
     try (Admin admin =
         Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
       String group = "group-" + topic;
@@ -541,44 +538,13 @@ class IdempotentConsumerIT {
     return consumer.start();
   }
 
-  private void send(String recordKey, String idempotencyKey, String json, String type) {
-    producer.send(record(recordKey, idempotencyKey, json, type, null));
+  /** A record to the test's topic; the record key picks the partition. */
+  private RecordBuilder order(String recordKey) {
+    return RecordBuilder.to(topic).key(recordKey);
   }
 
-  private ProducerRecord<String, byte[]> record(
-      String recordKey, String idempotencyKey, String json, String type, Long timestamp) {
-    ProducerRecord<String, byte[]> record =
-        new ProducerRecord<>(
-            topic, null, timestamp, recordKey, json.getBytes(StandardCharsets.UTF_8));
-    if (idempotencyKey != null) {
-      record.headers().add("Idempotency-Key", idempotencyKey.getBytes(StandardCharsets.UTF_8));
-    }
-    if (type != null) {
-      record.headers().add("type", type.getBytes(StandardCharsets.UTF_8));
-    }
-    return record;
-  }
-
-  private static ProducerRecord<String, byte[]> withHeader(
-      ProducerRecord<String, byte[]> record, String name, String value) {
-    record.headers().add(name, value.getBytes(StandardCharsets.UTF_8));
-    return record;
-  }
-
-  private int count(String sql) {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(sql)) {
-      row.next();
-      return row.getInt(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    Await.until(condition, what, PATIENCE);
+  private long count(String sql) {
+    return Rows.count(database.dataSource(), sql);
   }
 
   /** A real data source whose first connections fail the way a restarting database does. */

@@ -1,18 +1,18 @@
 package dev.inboxoutbox.relay;
 
-import static dev.inboxoutbox.TopicReader.header;
-import static dev.inboxoutbox.TopicReader.value;
+import static dev.inboxoutbox.testing.kafka.TopicReader.header;
+import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.inboxoutbox.Await;
 import dev.inboxoutbox.MigratedDatabase;
-import dev.inboxoutbox.TopicReader;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.testing.kafka.TopicReader;
 import io.debezium.embedded.ClientProvided;
 import io.debezium.embedded.async.ConvertingAsyncEngineBuilderFactory;
 import io.debezium.engine.ChangeEvent;
@@ -133,7 +133,9 @@ class RelayConfigurationFilesIT {
     }
 
     first.close();
-    Await.until(() -> Boolean.FALSE.equals(slotActive()), "slot " + slot + " released", PATIENCE);
+    await("slot " + slot + " released")
+        .atMost(PATIENCE)
+        .until(() -> Boolean.FALSE.equals(slotActive()));
     List<OutboxEvent> whileStopped = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       whileStopped.add(
@@ -272,14 +274,14 @@ class RelayConfigurationFilesIT {
   }
 
   /** Until the engine streams from the slot; an engine that failed on the way fails the test. */
-  private void awaitStreaming(ServerRun run) throws InterruptedException {
-    Await.until(
-        () -> {
-          run.throwIfFailed();
-          return Boolean.TRUE.equals(slotActive());
-        },
-        "slot " + slot + " streaming",
-        PATIENCE);
+  private void awaitStreaming(ServerRun run) {
+    await("slot " + slot + " streaming")
+        .atMost(PATIENCE)
+        .until(
+            () -> {
+              run.throwIfFailed();
+              return Boolean.TRUE.equals(slotActive());
+            });
   }
 
   private Boolean slotActive() {

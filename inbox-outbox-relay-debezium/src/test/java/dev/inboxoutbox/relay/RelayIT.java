@@ -1,16 +1,17 @@
 package dev.inboxoutbox.relay;
 
-import static dev.inboxoutbox.TopicReader.header;
-import static dev.inboxoutbox.TopicReader.value;
+import static dev.inboxoutbox.testing.kafka.TopicReader.header;
+import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import dev.inboxoutbox.Await;
 import dev.inboxoutbox.MigratedDatabase;
-import dev.inboxoutbox.TopicReader;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.kafka.TopicReader;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
@@ -33,7 +35,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -128,7 +129,9 @@ class RelayIT {
       inOrder.add(i);
     }
     sequencesByKey.values().forEach(sequences -> assertThat(sequences).isEqualTo(inOrder));
-    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "every kept row stamped published");
+    await("every kept row stamped published")
+        .atMost(PATIENCE)
+        .until(() -> relay.lag().unpublishedRows() == 0);
     assertThat(relay.status().publishedEvents()).isEqualTo(80);
     assertThat(relay.status().lastPublished()).isPresent();
   }
@@ -177,7 +180,9 @@ class RelayIT {
       reader.readUntil(seen -> distinctIds(seen).containsAll(written), PATIENCE);
       // Every record is acknowledged once every row is stamped; the repeats may sit on another
       // partition than the last new id, so read on until all of them are in.
-      awaitTrue(() -> relay.lag().unpublishedRows() == 0, "all rows stamped published");
+      await("all rows stamped published")
+          .atMost(PATIENCE)
+          .until(() -> relay.lag().unpublishedRows() == 0);
       records = reader.readFor(Duration.ofSeconds(3));
     }
     int repeats = records.size() - distinctIds(records).size();
@@ -199,34 +204,34 @@ class RelayIT {
         relay(settings().restartBackoff(Duration.ofSeconds(20), Duration.ofSeconds(20)).build());
     OutboxRelay second = relay(settings().build());
     first.start();
-    awaitTrue(() -> first.state() == RelayState.RUNNING, "first relay leads");
+    await("first relay leads").atMost(PATIENCE).until(() -> first.state() == RelayState.RUNNING);
     awaitSlot();
     second.start();
-    awaitTrue(() -> second.state() == RelayState.STANDBY, "second relay stands by");
-    Thread.sleep(1000);
-    assertThat(second.state()).isEqualTo(RelayState.STANDBY);
+    await("second relay stands by")
+        .atMost(PATIENCE)
+        .until(() -> second.state() == RelayState.STANDBY);
+    await("second relay stays in standby while the first leads")
+        .during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> second.state() == RelayState.STANDBY);
 
     Outbox outbox = Outbox.builder().build();
     OutboxEvent before = OutboxEvent.of("order", "o-1", "Before", "{}");
     inTransaction(c -> outbox.append(c, before));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(before.id().toString()), PATIENCE);
-    }
+    awaitOnTopic(before);
 
     // The leader's process dying ends its sessions; terminating them is the same from the
     // database's point of view.
     terminateSessionsOf(first);
     Instant died = Instant.now();
-    awaitTrue(() -> second.state() == RelayState.RUNNING, "standby takes over");
+    await("standby takes over").atMost(PATIENCE).until(() -> second.state() == RelayState.RUNNING);
     Duration takeover = Duration.between(died, Instant.now());
     System.out.println("standby took over " + takeover.toMillis() + " ms after the leader died");
     assertThat(takeover).isLessThan(Duration.ofSeconds(15));
 
     OutboxEvent after = OutboxEvent.of("order", "o-1", "After", "{}");
     inTransaction(c -> outbox.append(c, after));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(after.id().toString()), PATIENCE);
-    }
+    awaitOnTopic(after);
     assertThat(first.state()).isNotEqualTo(RelayState.RUNNING);
   }
 
@@ -254,11 +259,13 @@ class RelayIT {
 
     OutboxEvent event = OutboxEvent.of("order", "o-7", "OrderPlaced", "{}");
     inTransaction(c -> Outbox.builder().build().append(c, event));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
-    }
-    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "row stamped by the least-privilege role");
-    awaitTrue(() -> heartbeatsOf(settings) == 1, "one heartbeat row kept for the slot");
+    awaitOnTopic(event);
+    await("row stamped by the least-privilege role")
+        .atMost(PATIENCE)
+        .until(() -> relay.lag().unpublishedRows() == 0);
+    await("one heartbeat row kept for the slot")
+        .atMost(PATIENCE)
+        .until(() -> heartbeatsOf(settings) == 1);
   }
 
   @Test
@@ -267,9 +274,7 @@ class RelayIT {
     Outbox outbox = Outbox.builder().build();
     OutboxEvent early = OutboxEvent.of("order", "o-1", "Early", "{}");
     inTransaction(c -> outbox.append(c, early));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(early.id().toString()), PATIENCE);
-    }
+    awaitOnTopic(early);
     first.close();
     assertThat(first.state()).isEqualTo(RelayState.STOPPED);
 
@@ -292,7 +297,7 @@ class RelayIT {
       records = reader.readUntil(seen -> distinctIds(seen).containsAll(written), PATIENCE);
     }
     assertThat(distinctIds(records)).contains(early.id().toString());
-    awaitTrue(() -> second.lag().unpublishedRows() == 0, "backlog drained");
+    await("backlog drained").atMost(PATIENCE).until(() -> second.lag().unpublishedRows() == 0);
     assertThat(second.lag().oldestUnpublished()).isEmpty();
   }
 
@@ -306,41 +311,31 @@ class RelayIT {
     Outbox outbox = Outbox.builder().build();
     OutboxEvent early = OutboxEvent.of("order", "o-long", "WrittenFirst", "{}");
     OutboxEvent later = OutboxEvent.of("order", "o-short", "CommittedFirst", "{}");
-    ExecutorService locker = Executors.newSingleThreadExecutor();
     try (Connection longTransaction = database.connect();
         Connection stamping = database.connect()) {
       longTransaction.setAutoCommit(false);
       outbox.append(longTransaction, early);
+      long afterEarly = walInsertPosition(longTransaction);
       inTransaction(c -> outbox.append(c, later));
-      try (TopicReader reader = new TopicReader(topic("order"))) {
-        reader.readUntil(seen -> distinctIds(seen).contains(later.id().toString()), PATIENCE);
-      }
-      awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the short transaction's row stamped");
-      Thread.sleep(1_000); // past the offset flush interval: the stored offset is after `later`
+      awaitOnTopic(later);
+      await("the short transaction's row stamped")
+          .atMost(PATIENCE)
+          .until(() -> relay.lag().unpublishedRows() == 0);
+      await("an offset past `early` stored")
+          .atMost(PATIENCE)
+          .until(
+              () ->
+                  storedOffsetIfAny()
+                      .map(offset -> lsn("lsn", offset) >= afterEarly)
+                      .orElse(false));
 
-      // Queued behind the long transaction, this lock is granted the moment it commits, before
-      // the relay can stamp: the relay publishes `early` and then waits on its UPDATE.
-      stamping.setAutoCommit(false);
-      Future<?> blocking =
-          locker.submit(
-              () -> {
-                try (Statement statement = stamping.createStatement()) {
-                  statement.execute("LOCK TABLE outbox IN SHARE MODE");
-                }
-                return null;
-              });
-      awaitTrue(() -> lockRequestsWaiting() == 1, "the stamping lock queued");
-      longTransaction.commit();
-      blocking.get(30, TimeUnit.SECONDS);
-      try (TopicReader reader = new TopicReader(topic("order"))) {
-        reader.readUntil(seen -> distinctIds(seen).contains(early.id().toString()), PATIENCE);
-      }
+      commitWithTheStampHeldBack(longTransaction, stamping, early);
       terminateSessionsOf(relay); // the leader dies with `early` published, not stamped
       stamping.rollback();
-    } finally {
-      locker.shutdownNow();
     }
-    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "`early` published again and stamped");
+    await("`early` published again and stamped")
+        .atMost(PATIENCE)
+        .until(() -> relay.lag().unpublishedRows() == 0);
   }
 
   @Test
@@ -401,7 +396,9 @@ class RelayIT {
     RelaySettings settings = settings().heartbeatInterval(HEARTBEAT_AT_COMMITS).build();
     Outbox outbox = Outbox.builder().build();
     String heartbeatOffset = heartbeatOffsetOfAStoppedRelay(settings, outbox);
-    awaitTrue(() -> !slotActive(settings), "the leader's replication connection closed");
+    await("the leader's replication connection closed")
+        .atMost(PATIENCE)
+        .until(() -> !slotActive(settings));
 
     OutboxEvent afterwards = OutboxEvent.of("order", "o-next", "CommittedAfterwards", "{}");
     String stored;
@@ -430,9 +427,7 @@ class RelayIT {
         .isLessThanOrEqualTo(lsn("lsn_proc", stored));
 
     started(relay(settings));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(afterwards.id().toString()), PATIENCE);
-    }
+    awaitOnTopic(afterwards);
   }
 
   /** Runs a relay until its last stored offset is a heartbeat's at a commit, then stops it. */
@@ -445,23 +440,34 @@ class RelayIT {
     OutboxRelay relay = started(relay(settings));
     OutboxEvent warmUp = OutboxEvent.of("order", "o-warm-up", "BeforeTheLeaderStops", "{}");
     inTransaction(c -> outbox.append(c, warmUp));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(warmUp.id().toString()), PATIENCE);
-    }
-    String heartbeatOffset = storedOffsetAfterHeartbeatsOf(relay);
+    awaitOnTopic(warmUp);
+    String heartbeatOffset = storedOffsetAfterAHeartbeatOf(relay);
     // Debezium also emits a due heartbeat at a change it filters out, such as the relay's own
-    // heartbeat row; when the relay stopped right after one, its position is that row's: run
-    // the relay again.
+    // heartbeat row; when the relay stored one of those between the wait and its stop, its
+    // position is that row's: run the relay again.
     for (int run = 1; run < 5 && !heartbeatOffset.contains(COMMIT_OFFSET); run++) {
-      heartbeatOffset = storedOffsetAfterHeartbeatsOf(started(relay(settings)));
+      heartbeatOffset = storedOffsetAfterAHeartbeatOf(started(relay(settings)));
     }
     assertThat(heartbeatOffset).contains(COMMIT_OFFSET);
     return heartbeatOffset;
   }
 
-  private String storedOffsetAfterHeartbeatsOf(OutboxRelay relay) throws InterruptedException {
-    // Three heartbeat intervals: the last offset stored is a heartbeat's.
-    Thread.sleep(HEARTBEAT_AT_COMMITS.multipliedBy(3).toMillis());
+  /**
+   * Stops the relay once it stored a heartbeat's offset at a commit written after this call: a
+   * commit of the heartbeat's own row, since the outbox stays quiet meanwhile.
+   */
+  private String storedOffsetAfterAHeartbeatOf(OutboxRelay relay) throws SQLException {
+    long now;
+    try (Connection connection = database.connect()) {
+      now = walInsertPosition(connection);
+    }
+    await("a heartbeat's offset at a commit past " + now + " stored")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                storedOffsetIfAny()
+                    .map(offset -> offset.contains(COMMIT_OFFSET) && lsn("lsn", offset) >= now)
+                    .orElse(false));
     relay.close();
     return storedOffset();
   }
@@ -544,9 +550,9 @@ class RelayIT {
     }
 
     long commitEndOf(long transaction) throws Exception {
-      awaitTrue(
-          () -> readAvailable() && commitEndByTransaction.containsKey(transaction),
-          "the commit of transaction " + transaction + " decoded");
+      await("the commit of transaction " + transaction + " decoded")
+          .atMost(PATIENCE)
+          .until(() -> readAvailable() && commitEndByTransaction.containsKey(transaction));
       return commitEndByTransaction.get(transaction);
     }
 
@@ -556,16 +562,18 @@ class RelayIT {
         written = walInsertPosition(c);
       }
       committedTransaction(); // its commit is the first message the stream sends past written
-      awaitTrue(() -> readAvailable() && lastReceived >= written, "the stream past " + written);
+      await("the stream past " + written)
+          .atMost(PATIENCE)
+          .until(() -> readAvailable() && lastReceived >= written);
     }
 
     void confirm(long position) throws Exception {
       stream.setFlushedLSN(LogSequenceNumber.valueOf(position));
       stream.setAppliedLSN(LogSequenceNumber.valueOf(position));
       stream.forceUpdateStatus();
-      awaitTrue(
-          () -> slotColumn(settings, "confirmed_flush_lsn - '0/0'") == position,
-          "the slot confirmed up to " + position);
+      await("the slot confirmed up to " + position)
+          .atMost(PATIENCE)
+          .until(() -> slotColumn(settings, "confirmed_flush_lsn - '0/0'") == position);
     }
 
     /** Reads what has arrived; pgoutput: 'B' final LSN, time, xid; 'C' flags, LSNs, time. */
@@ -601,6 +609,10 @@ class RelayIT {
       row.next();
       return row.getLong(1);
     }
+  }
+
+  private Optional<String> storedOffsetIfAny() {
+    return Rows.text(database.dataSource(), "SELECT offset_val FROM iox_relay_offsets");
   }
 
   private String storedOffset() {
@@ -661,9 +673,7 @@ class RelayIT {
     OutboxEvent event = OutboxEvent.of("order", "o-3", "OrderPlaced", "{\"x\":1}");
     inTransaction(c -> outbox.append(c, event));
 
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
-    }
+    awaitOnTopic(event);
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery("SELECT count(*) FROM outbox")) {
@@ -691,27 +701,25 @@ class RelayIT {
     OutboxRelay relay = started(relay(settings));
     OutboxEvent event = OutboxEvent.of("order", "o-1", "BeforeTheQuiet", "{}");
     inTransaction(c -> Outbox.builder().build().append(c, event));
-    try (TopicReader reader = new TopicReader(topic("order"))) {
-      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
-    }
-    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the event stamped published");
+    awaitOnTopic(event);
+    await("the event stamped published")
+        .atMost(PATIENCE)
+        .until(() -> relay.lag().unpublishedRows() == 0);
 
     try (Database elsewhere = DevStack.shared().postgres().createDatabase()) {
       long written = writeWal(elsewhere, 64 * MEGABYTE);
       System.out.println("WAL held by the slot after the write: " + retainedWal(settings));
-      Await.until(
-          () -> slotColumn(settings, "confirmed_flush_lsn - '0/0'") >= written,
-          "the slot confirmed past the other database's WAL",
-          bound);
+      await("the slot confirmed past the other database's WAL")
+          .atMost(bound)
+          .until(() -> slotColumn(settings, "confirmed_flush_lsn - '0/0'") >= written);
       // PostgreSQL moves a slot's restart position only to a running-transactions record it
       // decoded and the slot was then confirmed past; a checkpoint logs one at once instead of
       // within 15 s. Every record older than the write is passed by now.
       checkpoint();
       Instant checkpointed = Instant.now();
-      Await.until(
-          () -> retainedWal(settings) < 16 * MEGABYTE,
-          "the slot's retained WAL below 16 MB",
-          bound);
+      await("the slot's retained WAL below 16 MB")
+          .atMost(bound)
+          .until(() -> retainedWal(settings) < 16 * MEGABYTE);
       System.out.println(
           "retained WAL below 16 MB "
               + Duration.between(checkpointed, Instant.now()).toMillis()
@@ -730,7 +738,9 @@ class RelayIT {
     Outbox outbox = Outbox.builder().build();
     OutboxEvent first = OutboxEvent.of("order", "o-1", "Stamped", "{}");
     inTransaction(c -> outbox.append(c, first));
-    awaitTrue(() -> relay.lag().unpublishedRows() == 0, "the first event stamped published");
+    await("the first event stamped published")
+        .atMost(PATIENCE)
+        .until(() -> relay.lag().unpublishedRows() == 0);
 
     try (Connection connection = database.connect();
         PreparedStatement terminate =
@@ -746,7 +756,7 @@ class RelayIT {
     OutboxEvent second = OutboxEvent.of("order", "o-1", "NotStamped", "{}");
     inTransaction(c -> outbox.append(c, second));
 
-    awaitTrue(() -> relay.state() == RelayState.FAILED, "the run failed");
+    await("the run failed").atMost(PATIENCE).until(() -> relay.state() == RelayState.FAILED);
     assertThat(relay.status().lastError())
         .hasValueSatisfying(
             error ->
@@ -764,33 +774,14 @@ class RelayIT {
                 settings().restartBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()));
     Outbox outbox = Outbox.builder().build();
     OutboxEvent event = OutboxEvent.of("order", "o-1", "PublishedNotStamped", "{}");
-    ExecutorService locker = Executors.newSingleThreadExecutor();
     try (Connection writing = database.connect();
         Connection stamping = database.connect()) {
-      // Queued behind the writing transaction, this lock is granted the moment it commits, before
-      // the relay can stamp: the relay publishes the event and then waits on its UPDATE.
       writing.setAutoCommit(false);
       outbox.append(writing, event);
-      stamping.setAutoCommit(false);
-      Future<?> blocking =
-          locker.submit(
-              () -> {
-                try (Statement statement = stamping.createStatement()) {
-                  statement.execute("LOCK TABLE outbox IN SHARE MODE");
-                }
-                return null;
-              });
-      awaitTrue(() -> lockRequestsWaiting() == 1, "the stamping lock queued");
-      writing.commit();
-      blocking.get(30, TimeUnit.SECONDS);
-      try (TopicReader reader = new TopicReader(topic("order"))) {
-        reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
-      }
+      commitWithTheStampHeldBack(writing, stamping, event);
       terminateSessionsOf(relay); // every session of the relay ends, as in a server crash
-      awaitTrue(() -> relay.state() == RelayState.FAILED, "the run failed");
+      await("the run failed").atMost(PATIENCE).until(() -> relay.state() == RelayState.FAILED);
       stamping.rollback();
-    } finally {
-      locker.shutdownNow();
     }
     System.out.println("after the crash: " + relay.status().lastError());
     assertThat(relay.status().lastError())
@@ -799,6 +790,33 @@ class RelayIT {
                 assertThat(error)
                     .contains("marking 1 outbox rows published failed")
                     .doesNotContainIgnoringCase("shutting down"));
+  }
+
+  /**
+   * Commits {@code writing} with a lock on the outbox queued behind it: granted the moment the
+   * transaction commits, before the relay can stamp, so the relay publishes {@code event} and then
+   * waits on its UPDATE until {@code stamping} ends. Returns once the event is on its topic.
+   */
+  private void commitWithTheStampHeldBack(
+      Connection writing, Connection stamping, OutboxEvent event) throws Exception {
+    stamping.setAutoCommit(false);
+    ExecutorService locker = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> locked =
+          locker.submit(
+              () -> {
+                try (Statement statement = stamping.createStatement()) {
+                  statement.execute("LOCK TABLE outbox IN SHARE MODE");
+                }
+                return null;
+              });
+      await("the stamping lock queued").atMost(PATIENCE).until(() -> lockRequestsWaiting() == 1);
+      writing.commit();
+      locked.get(30, TimeUnit.SECONDS);
+    } finally {
+      locker.shutdownNow();
+    }
+    awaitOnTopic(event);
   }
 
   /** Runs a checkpoint, which logs the running transactions. */
@@ -869,28 +887,22 @@ class RelayIT {
 
   private OutboxRelay started(OutboxRelay relay) throws Exception {
     relay.start();
-    awaitTrue(() -> relay.state() == RelayState.RUNNING, "relay running");
+    await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
     awaitSlot();
     return relay;
   }
 
   /** Only rows inserted after the slot exists are events (snapshot.mode=no_data). */
   private void awaitSlot() throws Exception {
-    awaitTrue(
-        () -> {
-          try (Connection connection = database.connect();
-              Statement statement = connection.createStatement();
-              ResultSet row =
-                  statement.executeQuery(
-                      "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()"
-                          + " AND active")) {
-            row.next();
-            return row.getInt(1) == 1;
-          } catch (SQLException e) {
-            throw new IllegalStateException(e);
-          }
-        },
-        "replication slot active");
+    await("replication slot active")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                Rows.count(
+                        database.dataSource(),
+                        "SELECT count(*) FROM pg_replication_slots"
+                            + " WHERE database = current_database() AND active")
+                    == 1);
   }
 
   private void terminateSessionsOf(OutboxRelay relay) throws SQLException {
@@ -920,6 +932,13 @@ class RelayIT {
     }
   }
 
+  /** Waits for the event on its topic ("order"); a topic reader of its own reads from the start. */
+  private void awaitOnTopic(OutboxEvent event) {
+    try (TopicReader reader = new TopicReader(topic("order"))) {
+      reader.readUntil(seen -> distinctIds(seen).contains(event.id().toString()), PATIENCE);
+    }
+  }
+
   private String topic(String aggregateType) {
     return topicPrefix + "." + aggregateType;
   }
@@ -940,10 +959,5 @@ class RelayIT {
       work.run(connection);
       connection.commit();
     }
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    Await.until(condition, what, PATIENCE);
   }
 }

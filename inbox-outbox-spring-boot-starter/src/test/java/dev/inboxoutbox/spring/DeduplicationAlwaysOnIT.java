@@ -5,29 +5,18 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.consumer.KeyExtractor;
-import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
+import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.kafka.RecordBuilder;
+import dev.inboxoutbox.testing.kafka.TopicWriter;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
@@ -38,8 +27,7 @@ import org.springframework.context.annotation.Import;
  */
 class DeduplicationAlwaysOnIT {
 
-  private Database database;
-  private ConfigurableApplicationContext context;
+  private DevStackApplication app;
 
   @SpringBootConfiguration
   @EnableAutoConfiguration
@@ -76,10 +64,9 @@ class DeduplicationAlwaysOnIT {
 
   @AfterEach
   void stop() {
-    if (context != null) {
-      context.close();
+    if (app != null) {
+      app.close();
     }
-    database.close();
   }
 
   @Test
@@ -102,51 +89,32 @@ class DeduplicationAlwaysOnIT {
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(2);
   }
 
-  /** Sends one record twice (a redelivery) and starts {@code app} until it consumed both. */
-  private ConsumerStats deliverTwiceTo(Class<?> app, String... properties) throws Exception {
-    database = DevStack.shared().postgres().createDatabase();
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      // No unique constraint on purpose: only the inbox may stop a second effect.
-      statement.execute("CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL)");
-    }
+  /**
+   * Sends one record twice (a redelivery) and starts {@code application} until it consumed both.
+   */
+  private ConsumerStats deliverTwiceTo(Class<?> application, String... properties)
+      throws Exception {
     String topic = "always-on-" + UUID.randomUUID().toString().substring(0, 8);
     System.setProperty("always-on.topic", topic);
-    String bootstrap = DevStack.shared().kafka().bootstrapServers();
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
-            Map.of("bootstrap.servers", bootstrap),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
+    try (TopicWriter kafka = new TopicWriter()) {
       for (int delivery = 0; delivery < 2; delivery++) {
-        ProducerRecord<String, byte[]> record =
-            new ProducerRecord<>(topic, "c-1", "{\"qty\":1}".getBytes(StandardCharsets.UTF_8));
-        record.headers().add("Idempotency-Key", "key-1".getBytes(StandardCharsets.UTF_8));
-        producer.send(record).get();
+        kafka.send(RecordBuilder.to(topic).key("c-1").idempotencyKey("key-1").json("{\"qty\":1}"));
       }
     }
-    context =
-        new SpringApplicationBuilder(app)
-            .web(WebApplicationType.NONE)
-            .properties(
-                "spring.datasource.url=" + database.jdbcUrl(),
-                "spring.datasource.username=" + database.username(),
-                "spring.datasource.password=" + database.password(),
-                "spring.kafka.bootstrap-servers=" + bootstrap)
-            .properties(properties)
-            .run();
+    // No unique constraint on purpose: only the inbox may stop a second effect.
+    app =
+        DevStackApplication.start(
+            application,
+            WebApplicationType.NONE,
+            "CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL)",
+            properties);
     ConsumerStats stats =
-        context.getBean(IdempotentConsumers.class).stats().get("always-on-orders");
+        app.context().getBean(IdempotentConsumers.class).stats().get("always-on-orders");
     await().atMost(Duration.ofSeconds(60)).until(() -> stats.snapshot().records() >= 2);
     return stats;
   }
 
-  private long count(String sql) throws SQLException {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement();
-        ResultSet row = statement.executeQuery(sql)) {
-      row.next();
-      return row.getLong(1);
-    }
+  private long count(String sql) {
+    return Rows.count(app.database().dataSource(), sql);
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.DeadLetterReason;
-import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.OutboxEvent;
@@ -14,14 +13,13 @@ import dev.inboxoutbox.relay.RelayState;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
 import dev.inboxoutbox.testing.kafka.TopicReader;
+import dev.inboxoutbox.testing.kafka.TopicWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,21 +31,17 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -60,8 +54,8 @@ class InboxOutboxStarterIT {
 
   private static final Duration PATIENCE = Duration.ofSeconds(60);
 
-  private Database database;
   private String topic;
+  private DevStackApplication app;
   private ConfigurableApplicationContext context;
 
   @SpringBootConfiguration
@@ -94,36 +88,27 @@ class InboxOutboxStarterIT {
 
   @BeforeEach
   void start() throws SQLException {
-    database = DevStack.shared().postgres().createDatabase();
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL)");
-    }
     topic = "starter-" + UUID.randomUUID().toString().substring(0, 8);
     System.setProperty("test.topic", topic);
-    context =
-        new SpringApplicationBuilder(App.class)
-            .web(WebApplicationType.NONE)
-            .properties(
-                "spring.datasource.url=" + database.jdbcUrl(),
-                "spring.datasource.username=" + database.username(),
-                "spring.datasource.password=" + database.password(),
-                "spring.kafka.bootstrap-servers=" + DevStack.shared().kafka().bootstrapServers(),
-                "inbox-outbox.relay.enabled=true",
-                "inbox-outbox.relay.topic-replacement=" + topic + ".events.${routedByValue}",
-                "inbox-outbox.relay.offset-flush-interval=300ms",
-                "inbox-outbox.retention.interval=200ms",
-                "inbox-outbox.consumer.retry-backoff-max=500ms",
-                "spring.kafka.listener.poll-timeout=1234ms")
-            .run();
+    app =
+        DevStackApplication.start(
+            App.class,
+            WebApplicationType.NONE,
+            "CREATE TABLE orders (id bigserial PRIMARY KEY, key text NOT NULL)",
+            "inbox-outbox.relay.enabled=true",
+            "inbox-outbox.relay.topic-replacement=" + topic + ".events.${routedByValue}",
+            "inbox-outbox.relay.offset-flush-interval=300ms",
+            "inbox-outbox.retention.interval=200ms",
+            "inbox-outbox.consumer.retry-backoff-max=500ms",
+            "spring.kafka.listener.poll-timeout=1234ms");
+    context = app.context();
   }
 
   @AfterEach
   void stop() {
-    if (context != null) {
-      context.close();
+    if (app != null) {
+      app.close();
     }
-    database.close();
   }
 
   @Test
@@ -157,17 +142,13 @@ class InboxOutboxStarterIT {
                         "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
                     == 1);
 
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
+    try (TopicWriter kafka = new TopicWriter()) {
       for (int i = 0; i < 6; i++) {
-        producer.send(record("o-" + i, "k-" + i, "{\"n\":" + i + "}"));
+        kafka.send(record("o-" + i, "k-" + i, "{\"n\":" + i + "}"));
       }
-      producer.send(record("o-1", "k-1", "{\"n\":1}")); // a redelivery
-      producer.send(record("o-2", "k-2", "{\"n\":1}")); // same key, other payload
-      producer.send(record("o-3", "k-bad", "{\"n\":")); // malformed
+      kafka.send(record("o-1", "k-1", "{\"n\":1}")); // a redelivery
+      kafka.send(record("o-2", "k-2", "{\"n\":1}")); // same key, other payload
+      kafka.send(record("o-3", "k-bad", "{\"n\":")); // malformed
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
@@ -228,7 +209,6 @@ class InboxOutboxStarterIT {
 
     context.close();
     assertThat(relay.state()).isEqualTo(RelayState.STOPPED);
-    context = null;
   }
 
   @Test
@@ -238,18 +218,13 @@ class InboxOutboxStarterIT {
     byte[] twoMiB =
         ("{\"pad\":\"" + "p".repeat(2 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
     RecordMetadata bigAt;
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
+    try (TopicWriter compressing =
+        new TopicWriter(
             Map.of(
-                "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
-                "compression.type", "gzip",
-                "max.request.size", String.valueOf(4 * 1024 * 1024)),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
-      ProducerRecord<String, byte[]> big = new ProducerRecord<>(topic, "o-1", twoMiB);
-      big.headers().add("Idempotency-Key", "k-big".getBytes(StandardCharsets.UTF_8));
-      bigAt = producer.send(big).get();
-      producer.send(record("o-1", "k-after", "{\"n\":1}")).get();
+                "compression.type", "gzip", "max.request.size", String.valueOf(4 * 1024 * 1024)))) {
+      bigAt =
+          compressing.send(RecordBuilder.to(topic).key("o-1").idempotencyKey("k-big").body(twoMiB));
+      compressing.send(record("o-1", "k-after", "{\"n\":1}"));
     }
 
     IdempotentConsumers consumers = context.getBean(IdempotentConsumers.class);
@@ -310,13 +285,7 @@ class InboxOutboxStarterIT {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
-      producer.send(record("o-1", "k-bad", "{\"n\":")).get();
-    }
+    TopicWriter.sendOne(record("o-1", "k-bad", "{\"n\":"));
 
     IdempotentConsumersHealthIndicator health =
         context.getBean(IdempotentConsumersHealthIndicator.class);
@@ -411,6 +380,6 @@ class InboxOutboxStarterIT {
   }
 
   private long count(String sql) {
-    return Rows.count(database.dataSource(), sql);
+    return Rows.count(app.database().dataSource(), sql);
   }
 }

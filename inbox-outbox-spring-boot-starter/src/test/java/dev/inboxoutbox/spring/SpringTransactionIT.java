@@ -11,26 +11,19 @@ import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.IncomingMessage;
-import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.kafka.RecordBuilder;
+import dev.inboxoutbox.testing.kafka.TopicWriter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,8 +31,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.annotation.Id;
 import org.springframework.data.jdbc.repository.config.EnableJdbcRepositories;
@@ -62,8 +53,7 @@ class SpringTransactionIT {
   /** Per key: whether the handler's JdbcClient saw the claim the batch made (same transaction). */
   private static final Map<String, Boolean> CLAIM_SEEN_BY_JDBC_CLIENT = new ConcurrentHashMap<>();
 
-  private static Database database;
-  private static ConfigurableApplicationContext context;
+  private static DevStackApplication app;
 
   record Shipment(@Id Long id, String idempotencyKey) {}
 
@@ -231,32 +221,22 @@ class SpringTransactionIT {
 
   @BeforeAll
   static void start() throws SQLException {
-    database = DevStack.shared().postgres().createDatabase();
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute(
-          "CREATE TABLE shipment (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
-      statement.execute(
-          "CREATE TABLE audit (id bigserial PRIMARY KEY, idempotency_key text NOT NULL)");
-    }
-    context =
-        new SpringApplicationBuilder(App.class)
-            .web(WebApplicationType.NONE)
-            .properties(
-                "spring.datasource.url=" + database.jdbcUrl(),
-                "spring.datasource.username=" + database.username(),
-                "spring.datasource.password=" + database.password(),
-                "spring.kafka.bootstrap-servers=" + DevStack.shared().kafka().bootstrapServers(),
-                "inbox-outbox.retention.enabled=false")
-            .run();
+    app =
+        DevStackApplication.start(
+            App.class,
+            WebApplicationType.NONE,
+            """
+            CREATE TABLE shipment (id bigserial PRIMARY KEY, idempotency_key text NOT NULL);
+            CREATE TABLE audit (id bigserial PRIMARY KEY, idempotency_key text NOT NULL);
+            """,
+            "inbox-outbox.retention.enabled=false");
   }
 
   @AfterAll
   static void stop() {
-    if (context != null) {
-      context.close();
+    if (app != null) {
+      app.close();
     }
-    database.close();
   }
 
   @Test
@@ -322,11 +302,11 @@ class SpringTransactionIT {
       batchLog.detachAppender(warnings);
     }
 
-    int escaped = count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "new-fail");
+    long escaped = count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "new-fail");
     assertThat(escaped).as("REQUIRES_NEW commits on its own: one row per attempt").isPositive();
     assertThat(claims("tx-requires-new", "new-fail")).isZero();
     assertThat(stats("tx-requires-new").snapshot().transactionSuspensions()).isEqualTo(escaped);
-    MeterRegistry meters = context.getBean(MeterRegistry.class);
+    MeterRegistry meters = app.context().getBean(MeterRegistry.class);
     assertThat(
             meters
                 .get("iox.consumer.transaction.suspensions")
@@ -338,7 +318,7 @@ class SpringTransactionIT {
         .filteredOn(
             event ->
                 event.getFormattedMessage().startsWith("tx-requires-new: the handler suspended"))
-        .hasSize(escaped)
+        .hasSize(Math.toIntExact(escaped))
         .allSatisfy(
             event -> {
               assertThat(event.getLevel()).isEqualTo(Level.WARN);
@@ -382,7 +362,7 @@ class SpringTransactionIT {
 
     awaitDeadLetter("tx-not-supported");
 
-    int escaped = count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "outside-fail");
+    long escaped = count("SELECT count(*) FROM audit WHERE idempotency_key = ?", "outside-fail");
     assertThat(escaped).as("NOT_SUPPORTED writes on a connection of its own").isPositive();
     assertThat(stats("tx-not-supported").snapshot().transactionSuspensions()).isEqualTo(escaped);
   }
@@ -399,7 +379,7 @@ class SpringTransactionIT {
   }
 
   private static ConsumerStats stats(String operation) {
-    return context.getBean(IdempotentConsumers.class).stats().get(operation);
+    return app.context().getBean(IdempotentConsumers.class).stats().get(operation);
   }
 
   private static String topic(String scenario) {
@@ -407,28 +387,16 @@ class SpringTransactionIT {
   }
 
   private static void send(String scenario, String key, String json) {
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
-            Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
-      ProducerRecord<String, byte[]> record =
-          new ProducerRecord<>(topic(scenario), "aggregate", json.getBytes(StandardCharsets.UTF_8));
-      record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
-      producer.send(record);
-    }
+    TopicWriter.sendOne(
+        RecordBuilder.to(topic(scenario)).key("aggregate").idempotencyKey(key).json(json).build());
   }
 
-  private static int claims(String operation, String key) {
+  private static long claims(String operation, String key) {
     return count(
         "SELECT count(*) FROM inbox WHERE operation = ? AND idempotency_key = ?", operation, key);
   }
 
-  private static int count(String sql, Object... params) {
-    return JdbcClient.create(context.getBean(DataSource.class))
-        .sql(sql)
-        .params(params)
-        .query(Integer.class)
-        .single();
+  private static long count(String sql, Object... parameters) {
+    return Rows.count(app.database().dataSource(), sql, parameters);
   }
 }

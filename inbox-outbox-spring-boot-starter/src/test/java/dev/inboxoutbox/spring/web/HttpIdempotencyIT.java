@@ -2,9 +2,8 @@ package dev.inboxoutbox.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.spring.DevStackApplication;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -31,9 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
@@ -47,8 +43,7 @@ import org.springframework.web.bind.annotation.RestController;
 /** {@link IdempotentEndpoint} on a real servlet container, PostgreSQL and the starter's wiring. */
 class HttpIdempotencyIT {
 
-  private static Database database;
-  private static ConfigurableApplicationContext app;
+  private static DevStackApplication app;
   private static URI base;
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -120,26 +115,18 @@ class HttpIdempotencyIT {
 
   @BeforeAll
   static void start() throws SQLException {
-    database = DevStack.shared().postgres().createDatabase();
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute(
-          "CREATE TABLE widgets (id bigserial PRIMARY KEY, name text NOT NULL, idempotency_key text NOT NULL)");
-    }
     app =
-        new SpringApplicationBuilder(App.class)
-            .web(WebApplicationType.SERVLET)
-            .properties(
-                "server.port=0",
-                "spring.datasource.url=" + database.jdbcUrl(),
-                "spring.datasource.username=" + database.username(),
-                "spring.datasource.password=" + database.password(),
-                "inbox-outbox.http.tenant-header=X-Tenant",
-                "inbox-outbox.retention.enabled=false")
-            .run();
+        DevStackApplication.start(
+            App.class,
+            WebApplicationType.SERVLET,
+            "CREATE TABLE widgets (id bigserial PRIMARY KEY, name text NOT NULL, idempotency_key text NOT NULL)",
+            "server.port=0",
+            "inbox-outbox.http.tenant-header=X-Tenant",
+            "inbox-outbox.retention.enabled=false");
     base =
         URI.create(
-            "http://localhost:" + ((WebServerApplicationContext) app).getWebServer().getPort());
+            "http://localhost:"
+                + ((WebServerApplicationContext) app.context()).getWebServer().getPort());
   }
 
   @AfterAll
@@ -147,7 +134,6 @@ class HttpIdempotencyIT {
     if (app != null) {
       app.close();
     }
-    database.close();
   }
 
   @Test
@@ -364,7 +350,7 @@ class HttpIdempotencyIT {
   }
 
   private static void execute(String sql, Object... parameters) {
-    try (Connection connection = database.connect();
+    try (Connection connection = app.database().connect();
         var statement = connection.prepareStatement(sql)) {
       for (int i = 0; i < parameters.length; i++) {
         statement.setObject(i + 1, parameters[i]);
@@ -376,6 +362,6 @@ class HttpIdempotencyIT {
   }
 
   private static long count(String sql, Object... parameters) {
-    return Rows.count(database.dataSource(), sql, parameters);
+    return Rows.count(app.database().dataSource(), sql, parameters);
   }
 }

@@ -37,7 +37,12 @@ public final class RecordBuilder {
   }
 
   public RecordBuilder header(String name, String value) {
-    headers.put(name, value.getBytes(StandardCharsets.UTF_8));
+    return header(name, value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A header as raw bytes: for values that are not UTF-8 text, as a foreign producer may send. */
+  public RecordBuilder header(String name, byte[] value) {
+    headers.put(name, value);
     return this;
   }
 

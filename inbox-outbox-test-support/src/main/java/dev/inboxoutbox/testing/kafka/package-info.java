@@ -1,2 +1,2 @@
-/** Reading the dev-stack broker's topics and building the records tests send to it. */
+/** Reading and writing the dev-stack broker's topics, and building the records tests send. */
 package dev.inboxoutbox.testing.kafka;
