@@ -92,9 +92,7 @@ public class InboxOutboxAutoConfiguration {
         Inbox.builder().retention(Retention.of(settings.outcomeTtl(), settings.keyTtl()));
     settings
         .operations()
-        .forEach(
-            (operation, ttl) ->
-                builder.retention(operation, Retention.of(ttl.outcomeTtl(), ttl.keyTtl())));
+        .forEach((operation, ttl) -> builder.retention(operation, ttl.over(settings)));
     return builder.build();
   }
 

@@ -57,11 +57,18 @@ public record InboxOutboxProperties(
   /**
    * Lifetimes of one operation's keys.
    *
-   * @param outcomeTtl How long the outcome body is kept.
-   * @param keyTtl How long the key is kept.
+   * @param outcomeTtl How long the outcome body is kept; unset, inbox-outbox.inbox.outcome-ttl.
+   * @param keyTtl How long the key is kept; unset, inbox-outbox.inbox.key-ttl.
    */
-  public record Ttl(
-      @DefaultValue("24h") Duration outcomeTtl, @DefaultValue("7d") Duration keyTtl) {}
+  public record Ttl(Duration outcomeTtl, Duration keyTtl) {
+
+    /** This operation's lifetimes; a part left unset is the application's default. */
+    public dev.inboxoutbox.inbox.Inbox.Retention over(Inbox defaults) {
+      return dev.inboxoutbox.inbox.Inbox.Retention.of(
+          outcomeTtl == null ? defaults.outcomeTtl() : outcomeTtl,
+          keyTtl == null ? defaults.keyTtl() : keyTtl);
+    }
+  }
 
   /**
    * The outbox writer.

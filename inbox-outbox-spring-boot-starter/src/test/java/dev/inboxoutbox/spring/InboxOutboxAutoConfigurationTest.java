@@ -12,6 +12,7 @@ import dev.inboxoutbox.spring.web.InboxOutboxWebAutoConfiguration;
 import dev.inboxoutbox.spring.web.RequestBodyLimitAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.flywaydb.core.Flyway;
@@ -60,6 +61,26 @@ class InboxOutboxAutoConfigurationTest {
 
   private final ApplicationContextRunner appWithDatabase =
       app.withUserConfiguration(UnreachableDatabase.class);
+
+  @Test
+  void anOperationsLifetimeLeftUnsetFollowsTheApplicationsDefaultNotTheLibrarys() {
+    appWithDatabase
+        .withPropertyValues(
+            "inbox-outbox.inbox.outcome-ttl=2h",
+            "inbox-outbox.inbox.key-ttl=30d",
+            "inbox-outbox.inbox.operations.payments.key-ttl=90d",
+            "inbox-outbox.inbox.operations.orders.outcome-ttl=1h")
+        .run(
+            context -> {
+              Inbox inbox = context.getBean(Inbox.class);
+              assertThat(inbox.retentionFor("payments"))
+                  .isEqualTo(Inbox.Retention.of(Duration.ofHours(2), Duration.ofDays(90)));
+              assertThat(inbox.retentionFor("orders"))
+                  .isEqualTo(Inbox.Retention.of(Duration.ofHours(1), Duration.ofDays(30)));
+              assertThat(inbox.retentionFor("anything-else"))
+                  .isEqualTo(Inbox.Retention.of(Duration.ofHours(2), Duration.ofDays(30)));
+            });
+  }
 
   @Test
   void withoutADataSourceTheStarterContributesNoInboxOutboxOrRunner() {

@@ -83,8 +83,8 @@ class InboxOutboxPropertiesTest {
                               new InboxOutboxProperties.Ttl(
                                   Duration.ofHours(3), Duration.ofDays(40)),
                               "audit",
-                              new InboxOutboxProperties.Ttl(
-                                  Retention.DEFAULT_OUTCOME_TTL, Duration.ofDays(2)))));
+                              // unset: the application's inbox-outbox.inbox.outcome-ttl
+                              new InboxOutboxProperties.Ttl(null, Duration.ofDays(2)))));
               assertThat(properties.outbox())
                   .isEqualTo(new InboxOutboxProperties.Outbox(Policy.DELETE_AFTER_INSERT));
               assertThat(properties.consumer())
