@@ -93,17 +93,23 @@ public final class IdempotentConsumer implements AutoCloseable {
                 kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)),
             settings.operation() + "-dead-letters",
             b.producerOverrides);
-    this.processor =
-        BatchProcessor.builder()
-            .dataSource(b.dataSource)
-            .transactions(b.transactions)
-            .settings(settings)
-            .handler(b.handler)
-            .deadLetterProducer(deadLetterProducer)
-            .inbox(b.inbox)
-            .outbox(b.outbox)
-            .hooks(b.hooks)
-            .build();
+    try {
+      this.processor =
+          BatchProcessor.builder()
+              .dataSource(b.dataSource)
+              .transactions(b.transactions)
+              .settings(settings)
+              .handler(b.handler)
+              .deadLetterProducer(deadLetterProducer)
+              .inbox(b.inbox)
+              .outbox(b.outbox)
+              .hooks(b.hooks)
+              .build();
+    } catch (RuntimeException refused) {
+      // A consumer that is never built is never closed: its producer's thread would outlive it.
+      deadLetterProducer.close(Duration.ofSeconds(5));
+      throw refused;
+    }
     this.stats = processor.stats();
   }
 

@@ -39,9 +39,9 @@ public final class InboxOutboxSchema {
 
   /**
    * Applies {@code flyway}'s pending migrations while no other caller migrates its database: the
-   * application's own Flyway, made safe for instances starting together on a new database (see
-   * {@link MigrationLock}). With Spring Boot, a {@code FlywayMigrationStrategy} bean {@code
-   * InboxOutboxSchema::migrate} does that.
+   * application's own Flyway, made safe for instances starting together on a new database by a
+   * PostgreSQL advisory lock held around Flyway's own decisions. With Spring Boot, a {@code
+   * FlywayMigrationStrategy} bean {@code InboxOutboxSchema::migrate} does that.
    */
   public static MigrateResult migrate(Flyway flyway) {
     return MigrationLock.migrate(flyway);

@@ -1,0 +1,30 @@
+package dev.inboxoutbox.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inboxoutbox.inbox.Outcome;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** What a refused builder leaves behind: nothing (no broker is needed to find out). */
+class IdempotentConsumerBuilderTest {
+
+  @Test
+  void aBuilderRefusedForAMissingTransactionSourceLeavesNoDeadLetterProducerRunning() {
+    String operation = "refused-" + UUID.randomUUID();
+    IdempotentConsumer.Builder builder =
+        IdempotentConsumer.builder()
+            .kafka(Map.of("bootstrap.servers", "localhost:1"))
+            .topics("orders")
+            .settings(ConsumerSettings.builder(operation).build())
+            .handler((message, context) -> Outcome.success());
+
+    assertThatThrownBy(builder::build).isInstanceOf(RuntimeException.class);
+
+    assertThat(Thread.getAllStackTraces().keySet())
+        .map(Thread::getName)
+        .noneMatch(name -> name.contains(operation + "-dead-letters"));
+  }
+}
