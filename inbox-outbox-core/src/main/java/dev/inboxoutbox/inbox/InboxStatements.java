@@ -21,10 +21,13 @@ final class InboxStatements {
    * Claims every offered key that is free and, for the others, returns the row that holds the key.
    * Keys are inserted in primary-key order so two batches that overlap lock in the same order and
    * cannot deadlock. The existing rows come from the statement's snapshot: a row committed by a
-   * concurrent transaction while this one waited on the index is not in it (the join yields NULL),
-   * and {@link #FIND} reads it afterwards in a fresh snapshot.
+   * concurrent transaction while this one waited on the index is not in it (the lookup yields
+   * NULL), and {@link #FIND} reads it afterwards in a fresh snapshot. Existing rows are looked up
+   * one by one through the primary key (LATERAL ... LIMIT 1): a plain join lets the planner hash or
+   * scan the whole inbox once per batch while the table is small enough, a cost that grows with
+   * every row.
    */
-  private static final String CLAIM =
+  static final String CLAIM =
       """
       WITH offered AS (
           SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::float8[], ?::float8[])
@@ -49,28 +52,40 @@ final class InboxStatements {
       LEFT JOIN claimed c
              ON (c.tenant, c.principal, c.operation, c.idempotency_key)
               = (o.tenant, o.principal, o.operation, o.idempotency_key)
-      LEFT JOIN inbox e
-             ON c.idempotency_key IS NULL
-            AND (e.tenant, e.principal, e.operation, e.idempotency_key)
-              = (o.tenant, o.principal, o.operation, o.idempotency_key)
+      LEFT JOIN LATERAL (
+          SELECT * FROM inbox i
+          WHERE c.idempotency_key IS NULL
+            AND i.tenant = o.tenant AND i.principal = o.principal
+            AND i.operation = o.operation AND i.idempotency_key = o.idempotency_key
+          LIMIT 1
+      ) e ON true
       ORDER BY o.position
       """;
 
-  private static final String FIND =
+  static final String FIND =
       """
       SELECT o.position, false AS claimed,
              e.request_hash, e.status, e.outcome_kind, e.outcome_code, e.outcome_body::text,
              e.created_at, e.expires_at, e.outcome_pruned_at
       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[])
                WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, position)
-      LEFT JOIN inbox e
-             ON (e.tenant, e.principal, e.operation, e.idempotency_key)
-              = (o.tenant, o.principal, o.operation, o.idempotency_key)
+      LEFT JOIN LATERAL (
+          SELECT * FROM inbox i
+          WHERE i.tenant = o.tenant AND i.principal = o.principal
+            AND i.operation = o.operation AND i.idempotency_key = o.idempotency_key
+          LIMIT 1
+      ) e ON true
       ORDER BY o.position
       """;
 
-  /** Records outcomes; only rows still PROCESSING change, so an outcome is recorded once. */
-  private static final String COMPLETE =
+  /**
+   * Records outcomes; only rows still PROCESSING change, so an outcome is recorded once. Each row
+   * is found by one primary-key lookup and updated by its row id: joined on the key columns
+   * instead, the planner estimates almost no PROCESSING rows (they are all uncommitted, so never in
+   * the statistics) and scans or hashes the whole inbox once per batch. A PROCESSING row belongs to
+   * this transaction (no other can see it), so its row id cannot change under the statement.
+   */
+  static final String COMPLETE =
       """
       UPDATE inbox i
          SET status = c.status, outcome_kind = c.outcome_kind, outcome_code = c.outcome_code,
@@ -78,9 +93,14 @@ final class InboxStatements {
         FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[])
                  AS c(tenant, principal, operation, idempotency_key, status, outcome_kind,
                       outcome_code, outcome_body)
-       WHERE (i.tenant, i.principal, i.operation, i.idempotency_key)
-           = (c.tenant, c.principal, c.operation, c.idempotency_key)
-         AND i.status = 'PROCESSING'
+        CROSS JOIN LATERAL (
+            SELECT p.ctid FROM inbox p
+            WHERE p.tenant = c.tenant AND p.principal = c.principal
+              AND p.operation = c.operation AND p.idempotency_key = c.idempotency_key
+              AND p.status = 'PROCESSING'
+            LIMIT 1
+        ) held
+       WHERE i.ctid = held.ctid
       """;
 
   private InboxStatements() {}
