@@ -26,6 +26,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.UUID;
 import java.util.function.LongSupplier;
@@ -51,18 +52,31 @@ final class Bench {
   private final int messages;
   private final int relayEvents;
   private final int relayRate;
+  private final SqlOptions sql;
   private final PrintStream out;
 
-  Bench(int messages, int relayEvents, int relayRate, PrintStream out) {
+  /** The SQL micro-benchmark's options; {@code only} skips the consumer and relay figures. */
+  record SqlOptions(int batchesPerRun, long inboxRows, OptionalInt fillfactor, boolean only) {}
+
+  Bench(int messages, int relayEvents, int relayRate, SqlOptions sql, PrintStream out) {
     this.messages = messages;
     this.relayEvents = relayEvents;
     this.relayRate = relayRate;
+    this.sql = sql;
     this.out = out;
   }
 
   void run() throws Exception {
-    try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment());
-        Database db = stack.postgres().createDatabase()) {
+    try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment())) {
+      new InboxSqlBench(stack, sql.batchesPerRun(), sql.inboxRows(), sql.fillfactor(), out).run();
+      if (!sql.only()) {
+        consumersAndRelay(stack);
+      }
+    }
+  }
+
+  private void consumersAndRelay(DevStack stack) throws Exception {
+    try (Database db = stack.postgres().createDatabase()) {
       InboxOutboxSchema.migrate(db.dataSource());
       execute(
           db,

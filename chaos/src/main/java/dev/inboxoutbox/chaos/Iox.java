@@ -431,9 +431,12 @@ public final class Iox implements Runnable {
       name = "bench",
       mixinStandardHelpOptions = true,
       description = {
-        "Benchmark the inbox consumer and the relay; prints figures and ratios.",
-        "Throughput of the inbox consumer against no inbox and a naive read-then-write check, on the same",
-        "stack in one run, then relay commit-to-Kafka latency at a fixed rate."
+        "Benchmark the inbox SQL, the inbox consumer and the relay; prints figures and ratios.",
+        "1. Inbox SQL cost per key on one connection, empty and pre-filled inbox,",
+        "   against the same state inserts without an inbox.",
+        "2. Inbox consumer throughput against no inbox and a naive read-then-write",
+        "   check.",
+        "3. Relay commit-to-Kafka latency at a fixed rate."
       })
   static final class BenchCommand implements Callable<Integer> {
     @Option(names = "--messages", defaultValue = "20000")
@@ -448,9 +451,55 @@ public final class Iox implements Runnable {
         description = "Outbox events per second (default ${DEFAULT-VALUE}).")
     int relayRate;
 
+    @Option(
+        names = "--sql-batches",
+        defaultValue = "50",
+        description =
+            "SQL micro-benchmark: batches of 200 keys per run, 3 runs after a warm-up"
+                + " (default ${DEFAULT-VALUE}).")
+    int sqlBatches;
+
+    @Option(
+        names = "--inbox-rows",
+        defaultValue = "1000000",
+        description =
+            "SQL micro-benchmark: rows in the pre-filled inbox; 0 skips it"
+                + " (default ${DEFAULT-VALUE}; 5000000 takes minutes to fill).")
+    long inboxRows;
+
+    @Option(
+        names = "--inbox-fillfactor",
+        description =
+            "SQL micro-benchmark: the inbox table's fillfactor (10-100); default: the schema's.")
+    Integer inboxFillfactor;
+
+    @Option(
+        names = "--sql-only",
+        description = "Run only the SQL micro-benchmark, not the consumers and the relay.")
+    boolean sqlOnly;
+
     @Override
     public Integer call() throws Exception {
-      new Bench(messages, relayEvents, relayRate, System.out).run();
+      if (sqlBatches < 1
+          || inboxRows < 0
+          || (inboxFillfactor != null && (inboxFillfactor < 10 || inboxFillfactor > 100))) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this),
+            "--sql-batches must be at least 1, --inbox-rows at least 0, --inbox-fillfactor 10-100");
+      }
+      new Bench(
+              messages,
+              relayEvents,
+              relayRate,
+              new Bench.SqlOptions(
+                  sqlBatches,
+                  inboxRows,
+                  inboxFillfactor == null
+                      ? java.util.OptionalInt.empty()
+                      : java.util.OptionalInt.of(inboxFillfactor),
+                  sqlOnly),
+              System.out)
+          .run();
       return 0;
     }
   }
