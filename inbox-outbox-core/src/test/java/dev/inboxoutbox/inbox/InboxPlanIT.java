@@ -56,7 +56,7 @@ class InboxPlanIT {
       Map<String, String> plans = new LinkedHashMap<>();
       List<String> violations = new ArrayList<>();
       for (String mode : PLAN_CACHE_MODES) {
-        String[] claim =
+        Plan claim =
             explain(
                 database,
                 mode,
@@ -68,7 +68,7 @@ class InboxPlanIT {
                 texts("0".repeat(64)),
                 texts("86400"),
                 texts("604800"));
-        String[] completion =
+        Plan completion =
             explain(
                 database,
                 mode,
@@ -81,7 +81,7 @@ class InboxPlanIT {
                 texts("SUCCESS"),
                 texts("200"),
                 texts("{\"orderId\": 1}"));
-        String[] find =
+        Plan find =
             explain(
                 database,
                 mode,
@@ -115,11 +115,14 @@ class InboxPlanIT {
     }
   }
 
+  /** One statement's plan, as text for the failure message and as JSON for the checks. */
+  private record Plan(String text, String json) {}
+
   private static void check(
-      String name, String[] plan, Map<String, String> plans, List<String> violations) {
-    plans.put(name, plan[0]);
+      String name, Plan plan, Map<String, String> plans, List<String> violations) {
+    plans.put(name, plan.text());
     List<String> found = new ArrayList<>();
-    collectViolations(new ObjectMapper().readTree(plan[1]).get(0).get("Plan"), found);
+    collectViolations(new ObjectMapper().readTree(plan.json()).get(0).get("Plan"), found);
     found.forEach(v -> violations.add(name + ": " + v));
   }
 
@@ -170,7 +173,7 @@ class InboxPlanIT {
    * become {@code $n}) under the given plan cache mode, with the arrays as literals.
    */
   @SafeVarargs
-  private static String[] explain(
+  private static Plan explain(
       Database database, String planCacheMode, String sql, List<String>... arrays)
       throws SQLException {
     StringBuilder numbered = new StringBuilder();
@@ -195,7 +198,7 @@ class InboxPlanIT {
       String text = plan(statement, "EXPLAIN EXECUTE checked(" + arguments + ")");
       String json = plan(statement, "EXPLAIN (FORMAT JSON) EXECUTE checked(" + arguments + ")");
       connection.rollback();
-      return new String[] {text, json};
+      return new Plan(text, json);
     }
   }
 
