@@ -76,6 +76,11 @@ final class KafkaPublisher
       keys.add(record.key() == null ? null : record.key().toString());
       acknowledgements.add(producer.send(toProducerRecord(record, eventId)));
     }
+    if (!acknowledgements.isEmpty()) {
+      // The whole batch is in the producer's buffer: waiting out linger.ms for more records that
+      // cannot come would only delay the batch (and the next one behind it).
+      producer.flush();
+    }
     List<PublishedEvent> published = new ArrayList<>(eventIds.size());
     for (int i = 0; i < acknowledgements.size(); i++) {
       try {
