@@ -439,18 +439,47 @@ public final class Iox implements Runnable {
     @Option(names = "--messages", defaultValue = "20000")
     int messages;
 
-    @Option(names = "--relay-events", defaultValue = "2000")
+    @Option(
+        names = "--relay-events",
+        defaultValue = "2000",
+        description =
+            "Outbox events per relay run, at the rate and as a burst (default ${DEFAULT-VALUE}).")
     int relayEvents;
 
     @Option(
         names = "--relay-rate",
-        defaultValue = "200",
-        description = "Outbox events per second (default ${DEFAULT-VALUE}).")
+        defaultValue = "2000",
+        description = "Outbox events per second, one transaction each (default ${DEFAULT-VALUE}).")
     int relayRate;
+
+    @Option(
+        names = "--relay-poll-interval-ms",
+        defaultValue = "10",
+        description =
+            "The relay's Debezium poll.interval.ms (default ${DEFAULT-VALUE}, the relay's default).")
+    long relayPollIntervalMs;
+
+    @Option(
+        names = "--repeat",
+        defaultValue = "3",
+        description =
+            "Relay runs; the table shows the median and spread (default ${DEFAULT-VALUE}).")
+    int repeat;
+
+    @Option(names = "--relay-only", description = "Skip the consumer benchmark.")
+    boolean relayOnly;
 
     @Override
     public Integer call() throws Exception {
-      new Bench(messages, relayEvents, relayRate, System.out).run();
+      new Bench(
+              messages,
+              relayEvents,
+              relayRate,
+              Duration.ofMillis(relayPollIntervalMs),
+              repeat,
+              relayOnly,
+              System.out)
+          .run();
       return 0;
     }
   }
