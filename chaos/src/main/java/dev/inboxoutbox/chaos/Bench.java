@@ -7,11 +7,6 @@ import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.inbox.Outcome;
-import dev.inboxoutbox.outbox.Outbox;
-import dev.inboxoutbox.outbox.OutboxEvent;
-import dev.inboxoutbox.relay.OutboxRelay;
-import dev.inboxoutbox.relay.RelaySettings;
-import dev.inboxoutbox.relay.RelayState;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +17,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,22 +47,38 @@ final class Bench {
   private final int relayEvents;
   private final int relayRate;
   private final SqlOptions sql;
+  private final Duration relayPollInterval;
+  private final int repeat;
+  private final boolean relayOnly;
   private final PrintStream out;
 
   /** The SQL micro-benchmark's options; {@code only} skips the consumer and relay figures. */
   record SqlOptions(int batchesPerRun, long inboxRows, OptionalInt fillfactor, boolean only) {}
 
-  Bench(int messages, int relayEvents, int relayRate, SqlOptions sql, PrintStream out) {
+  Bench(
+      int messages,
+      int relayEvents,
+      int relayRate,
+      SqlOptions sql,
+      Duration relayPollInterval,
+      int repeat,
+      boolean relayOnly,
+      PrintStream out) {
     this.messages = messages;
     this.relayEvents = relayEvents;
     this.relayRate = relayRate;
     this.sql = sql;
+    this.relayPollInterval = relayPollInterval;
+    this.repeat = repeat;
+    this.relayOnly = relayOnly;
     this.out = out;
   }
 
   void run() throws Exception {
     try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment())) {
-      new InboxSqlBench(stack, sql.batchesPerRun(), sql.inboxRows(), sql.fillfactor(), out).run();
+      if (!relayOnly) {
+        new InboxSqlBench(stack, sql.batchesPerRun(), sql.inboxRows(), sql.fillfactor(), out).run();
+      }
       if (!sql.only()) {
         consumersAndRelay(stack);
       }
@@ -83,6 +93,10 @@ final class Bench {
           "CREATE TABLE effects (key text NOT NULL, amount int NOT NULL)",
           "CREATE TABLE naive_seen (key text PRIMARY KEY)");
       String bootstrap = stack.kafka().bootstrapServers();
+      if (relayOnly) {
+        new RelayBench(db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out).run();
+        return;
+      }
       String topic = "bench-" + UUID.randomUUID().toString().substring(0, 8);
       int distinct = produce(bootstrap, topic);
       out.printf("%d records (%d distinct keys, 10%% repeats) on %s%n", messages, distinct, topic);
@@ -102,7 +116,7 @@ final class Bench {
       out.printf(
           "%-52s %10.0f %8.2f%n",
           "naive: read-then-write check, transaction per record", naive, naive / withoutInbox);
-      relayLatency(db, bootstrap);
+      new RelayBench(db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out).run();
     }
   }
 
@@ -278,94 +292,6 @@ final class Bench {
     double seconds = (System.nanoTime() - started) / 1e9;
     out.printf("naive: %d records in %.1f s%n", messages, seconds);
     return messages / seconds;
-  }
-
-  private void relayLatency(Database db, String bootstrap) throws Exception {
-    String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6);
-    try (OutboxRelay relay =
-            new OutboxRelay(
-                    RelaySettings.builder()
-                        .jdbcUrl(db.jdbcUrl())
-                        .user(db.username())
-                        .password(db.password())
-                        .kafkaBootstrapServers(bootstrap)
-                        .topicReplacement(prefix + ".${routedByValue}")
-                        .offsetFlushInterval(Duration.ofMillis(500))
-                        .build())
-                .start();
-        KafkaConsumer<String, byte[]> consumer =
-            new KafkaConsumer<>(
-                Map.of(
-                    "bootstrap.servers",
-                    bootstrap,
-                    "group.id",
-                    "bench-relay-" + UUID.randomUUID(),
-                    "auto.offset.reset",
-                    "earliest",
-                    "metadata.max.age.ms",
-                    "500"),
-                new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (relay.state() != RelayState.RUNNING
-          || count(
-                  db,
-                  "SELECT count(*) FROM pg_replication_slots WHERE database = current_database() AND active")
-              == 0) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("relay did not start");
-        }
-        Thread.sleep(100);
-      }
-      consumer.subscribe(List.of(prefix + ".bench"));
-      Outbox outbox = Outbox.builder().build();
-      List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
-      Thread reader =
-          new Thread(
-              () -> {
-                while (latencies.size() < relayEvents) {
-                  for (ConsumerRecord<String, byte[]> record :
-                      consumer.poll(Duration.ofMillis(100))) {
-                    String value = new String(record.value(), StandardCharsets.UTF_8);
-                    long committedAt = Long.parseLong(value.replaceAll("\\D", ""));
-                    latencies.add(System.currentTimeMillis() - committedAt);
-                  }
-                }
-              });
-      reader.start();
-      long started = System.nanoTime();
-      for (int i = 0; i < relayEvents; i++) {
-        try (Connection tx = db.connect()) {
-          tx.setAutoCommit(false);
-          outbox.append(
-              tx,
-              OutboxEvent.of(
-                  "bench", "a-" + (i % 20), "Tick", "{\"t\":" + System.currentTimeMillis() + "}"));
-          tx.commit();
-        }
-        long due = started + Duration.ofSeconds(1).toNanos() * (i + 1) / relayRate;
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-        }
-      }
-      reader.join(60_000);
-      List<Long> sorted = new ArrayList<>(latencies);
-      Collections.sort(sorted);
-      out.printf(
-          "%nrelay commit-to-Kafka-consumer latency at %d events/s over %d events: p50 %d ms, p99 %d ms, max %d ms%n",
-          relayRate,
-          sorted.size(),
-          percentile(sorted, 0.50),
-          percentile(sorted, 0.99),
-          sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1));
-    }
-  }
-
-  private static long percentile(List<Long> sorted, double p) {
-    return sorted.isEmpty()
-        ? 0
-        : sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size())));
   }
 
   private static void await(LongSupplier progress, long target) throws InterruptedException {

@@ -442,13 +442,17 @@ public final class Iox implements Runnable {
     @Option(names = "--messages", defaultValue = "20000")
     int messages;
 
-    @Option(names = "--relay-events", defaultValue = "2000")
+    @Option(
+        names = "--relay-events",
+        defaultValue = "2000",
+        description =
+            "Outbox events per relay run, at the rate and as a burst (default ${DEFAULT-VALUE}).")
     int relayEvents;
 
     @Option(
         names = "--relay-rate",
-        defaultValue = "200",
-        description = "Outbox events per second (default ${DEFAULT-VALUE}).")
+        defaultValue = "2000",
+        description = "Outbox events per second, one transaction each (default ${DEFAULT-VALUE}).")
     int relayRate;
 
     @Option(
@@ -478,6 +482,23 @@ public final class Iox implements Runnable {
         description = "Run only the SQL micro-benchmark, not the consumers and the relay.")
     boolean sqlOnly;
 
+    @Option(
+        names = "--relay-poll-interval-ms",
+        defaultValue = "10",
+        description =
+            "The relay's Debezium poll.interval.ms (default ${DEFAULT-VALUE}, the relay's default).")
+    long relayPollIntervalMs;
+
+    @Option(
+        names = "--repeat",
+        defaultValue = "3",
+        description =
+            "Relay runs; the table shows the median and spread (default ${DEFAULT-VALUE}).")
+    int repeat;
+
+    @Option(names = "--relay-only", description = "Run only the relay benchmark.")
+    boolean relayOnly;
+
     @Override
     public Integer call() throws Exception {
       if (sqlBatches < 1
@@ -498,6 +519,9 @@ public final class Iox implements Runnable {
                       ? java.util.OptionalInt.empty()
                       : java.util.OptionalInt.of(inboxFillfactor),
                   sqlOnly),
+              Duration.ofMillis(relayPollIntervalMs),
+              repeat,
+              relayOnly,
               System.out)
           .run();
       return 0;

@@ -365,7 +365,8 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
-  private Properties engineProperties() {
+  /** Package-private for RelaySettingsTest. */
+  Properties engineProperties() {
     Properties p = new Properties();
     p.setProperty("name", "iox-outbox-relay-" + settings.slotName());
     p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
@@ -400,6 +401,9 @@ public final class OutboxRelay implements AutoCloseable {
     p.setProperty("offset.storage.jdbc.table.name", "iox_relay_offsets");
     p.setProperty(
         "offset.flush.interval.ms", String.valueOf(settings.offsetFlushInterval().toMillis()));
+    p.setProperty("poll.interval.ms", String.valueOf(settings.pollInterval().toMillis()));
+    p.setProperty("max.batch.size", String.valueOf(settings.maxBatchSize()));
+    p.setProperty("max.queue.size", String.valueOf(settings.maxQueueSize()));
     p.setProperty("transforms", "outbox");
     p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
     p.setProperty("transforms.outbox.route.topic.replacement", settings.topicReplacement());

@@ -16,6 +16,18 @@ import org.postgresql.Driver;
  */
 public final class RelaySettings {
 
+  /** See {@link Builder#offsetFlushInterval(Duration)}. */
+  public static final Duration DEFAULT_OFFSET_FLUSH_INTERVAL = Duration.ofSeconds(1);
+
+  /** See {@link Builder#pollInterval(Duration)}. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(10);
+
+  /** See {@link Builder#maxBatchSize(int)}; Debezium's own default. */
+  public static final int DEFAULT_MAX_BATCH_SIZE = 2048;
+
+  /** See {@link Builder#maxQueueSize(int)}; Debezium's own default. */
+  public static final int DEFAULT_MAX_QUEUE_SIZE = 8192;
+
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   /** Fixed, like the table the Outbox writes, the retention cleans and the migration publishes. */
@@ -33,6 +45,9 @@ public final class RelaySettings {
   private final String publicationName;
   private final String topicReplacement;
   private final Duration offsetFlushInterval;
+  private final Duration pollInterval;
+  private final int maxBatchSize;
+  private final int maxQueueSize;
   private final Duration heartbeatInterval;
   private final Duration standbyPollInterval;
   private final Duration leadershipCheckInterval;
@@ -61,7 +76,23 @@ public final class RelaySettings {
     this.publicationName = b.publicationName;
     requireMatches("publicationName", publicationName, IDENTIFIER);
     this.topicReplacement = require(b.topicReplacement, "topicReplacement");
-    this.offsetFlushInterval = positive(b.offsetFlushInterval, "offsetFlushInterval");
+    this.offsetFlushInterval = wholeMillis(b.offsetFlushInterval, "offsetFlushInterval");
+    this.pollInterval = wholeMillis(b.pollInterval, "pollInterval");
+    if (b.maxBatchSize < 1) {
+      throw new IllegalArgumentException(
+          "relay setting maxBatchSize must be at least 1, got: " + b.maxBatchSize);
+    }
+    this.maxBatchSize = b.maxBatchSize;
+    if (b.maxQueueSize <= maxBatchSize) {
+      // Debezium refuses the same at engine start, where the failure would only reach the
+      // completion callback.
+      throw new IllegalArgumentException(
+          "relay setting maxQueueSize must be larger than maxBatchSize ("
+              + maxBatchSize
+              + "), got: "
+              + b.maxQueueSize);
+    }
+    this.maxQueueSize = b.maxQueueSize;
     this.heartbeatInterval = positive(b.heartbeatInterval, "heartbeatInterval");
     this.standbyPollInterval = positive(b.standbyPollInterval, "standbyPollInterval");
     this.leadershipCheckInterval = positive(b.leadershipCheckInterval, "leadershipCheckInterval");
@@ -139,6 +170,18 @@ public final class RelaySettings {
     return offsetFlushInterval;
   }
 
+  Duration pollInterval() {
+    return pollInterval;
+  }
+
+  int maxBatchSize() {
+    return maxBatchSize;
+  }
+
+  int maxQueueSize() {
+    return maxQueueSize;
+  }
+
   Duration heartbeatInterval() {
     return heartbeatInterval;
   }
@@ -185,6 +228,16 @@ public final class RelaySettings {
     return value;
   }
 
+  /** Debezium takes these in whole milliseconds: a shorter value would silently become 0. */
+  private static Duration wholeMillis(Duration value, String name) {
+    positive(value, name);
+    if (value.toMillis() < 1) {
+      throw new IllegalArgumentException(
+          "relay setting " + name + " must be at least 1 ms, got: " + value);
+    }
+    return value;
+  }
+
   /** Builds {@link RelaySettings}. */
   public static final class Builder {
     private String jdbcUrl;
@@ -195,7 +248,10 @@ public final class RelaySettings {
     private String slotName;
     private String publicationName = "iox_outbox";
     private String topicReplacement = "outbox.event.${routedByValue}";
-    private Duration offsetFlushInterval = Duration.ofSeconds(1);
+    private Duration offsetFlushInterval = DEFAULT_OFFSET_FLUSH_INTERVAL;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
+    private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private Duration standbyPollInterval = Duration.ofMillis(500);
     private Duration leadershipCheckInterval = Duration.ofSeconds(1);
@@ -256,9 +312,44 @@ public final class RelaySettings {
       return this;
     }
 
-    /** How often acknowledged offsets are stored (and the slot advanced). Default 1 s. */
+    /**
+     * How often acknowledged offsets are stored (and the slot advanced), Debezium's {@code
+     * offset.flush.interval.ms}. Not on the path of an event to Kafka: a batch is published before
+     * its offsets are stored; a longer interval means fewer writes and more events published again
+     * after a crash. Default 1 s.
+     */
     public Builder offsetFlushInterval(Duration offsetFlushInterval) {
       this.offsetFlushInterval = offsetFlushInterval;
+      return this;
+    }
+
+    /**
+     * Debezium's {@code poll.interval.ms}: how long the engine waits for a batch to fill before it
+     * hands over what it has, and how long the connector pauses after finding the replication
+     * stream empty. It bounds the time from commit to publish; each quiet interval costs a wake-up
+     * and no query. Debezium's default is 500 ms. Default 10 ms.
+     */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
+      return this;
+    }
+
+    /**
+     * Debezium's {@code max.batch.size}: the most events handed over, published and acknowledged
+     * together. Default 2048.
+     */
+    public Builder maxBatchSize(int maxBatchSize) {
+      this.maxBatchSize = maxBatchSize;
+      return this;
+    }
+
+    /**
+     * Debezium's {@code max.queue.size}: events read from the slot but not yet handed over; the
+     * connector stops reading while it is full. Must be larger than {@link #maxBatchSize(int)}.
+     * Default 8192.
+     */
+    public Builder maxQueueSize(int maxQueueSize) {
+      this.maxQueueSize = maxQueueSize;
       return this;
     }
 

@@ -58,7 +58,10 @@ class RelayIT {
    */
   private static final Duration HEARTBEAT_AT_COMMITS = Duration.ofSeconds(1);
 
-  /** Debezium's default poll.interval.ms: how long a change can wait before the relay sees it. */
+  /**
+   * Margin for how long a change can wait before the relay sees it: Debezium's default
+   * poll.interval.ms, well above the relay's own default, so slow machines do not fail the bounds.
+   */
   private static final Duration ENGINE_POLL = Duration.ofMillis(500);
 
   private Database database;

@@ -117,7 +117,14 @@ public record InboxOutboxProperties(
    * @param slotName Default iox_outbox_<database>.
    * @param publicationName Created by the schema migration.
    * @param topicReplacement Topic per aggregate type; ${routedByValue} is the aggregate type.
-   * @param offsetFlushInterval How often acknowledged offsets are stored.
+   * @param offsetFlushInterval How often acknowledged offsets are stored (Debezium's
+   *     offset.flush.interval.ms); not on an event's path to Kafka.
+   * @param pollInterval Debezium's poll.interval.ms: the longest wait for a batch to fill and the
+   *     pause after an empty read of the replication stream; bounds commit-to-publish latency.
+   * @param maxBatchSize Debezium's max.batch.size: the most events published and acknowledged
+   *     together.
+   * @param maxQueueSize Debezium's max.queue.size: events read but not yet published; must be
+   *     larger than max-batch-size.
    * @param heartbeatInterval How often the relay's heartbeat writes iox_relay_heartbeat; while the
    *     outbox is quiet the slot is confirmed past WAL written elsewhere within two intervals.
    * @param standbyPollInterval How often a standby tries to take leadership.
@@ -133,6 +140,9 @@ public record InboxOutboxProperties(
       @DefaultValue("iox_outbox") String publicationName,
       @DefaultValue("outbox.event.${routedByValue}") String topicReplacement,
       @DefaultValue("1s") Duration offsetFlushInterval,
+      @DefaultValue("10ms") Duration pollInterval,
+      @DefaultValue("2048") int maxBatchSize,
+      @DefaultValue("8192") int maxQueueSize,
       @DefaultValue("10s") Duration heartbeatInterval,
       @DefaultValue("500ms") Duration standbyPollInterval,
       @DefaultValue("500ms") Duration restartBackoffMin,
@@ -141,7 +151,7 @@ public record InboxOutboxProperties(
     /** The password is a secret: it stays out of logs and failure messages. */
     @Override
     public String toString() {
-      return "Relay[enabled=%s, jdbcUrl=%s, username=%s, password=%s, slotName=%s, publicationName=%s, topicReplacement=%s, offsetFlushInterval=%s, heartbeatInterval=%s, standbyPollInterval=%s, restartBackoffMin=%s, restartBackoffMax=%s]"
+      return "Relay[enabled=%s, jdbcUrl=%s, username=%s, password=%s, slotName=%s, publicationName=%s, topicReplacement=%s, offsetFlushInterval=%s, pollInterval=%s, maxBatchSize=%s, maxQueueSize=%s, heartbeatInterval=%s, standbyPollInterval=%s, restartBackoffMin=%s, restartBackoffMax=%s]"
           .formatted(
               enabled,
               jdbcUrl,
@@ -151,6 +161,9 @@ public record InboxOutboxProperties(
               publicationName,
               topicReplacement,
               offsetFlushInterval,
+              pollInterval,
+              maxBatchSize,
+              maxQueueSize,
               heartbeatInterval,
               standbyPollInterval,
               restartBackoffMin,

@@ -6,6 +6,7 @@ import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox.Policy;
+import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.spring.web.HttpIdempotencyProperties;
 import java.time.Duration;
 import java.util.List;
@@ -53,6 +54,9 @@ class InboxOutboxPropertiesTest {
             "inbox-outbox.relay.publication-name=orders_pub",
             "inbox-outbox.relay.topic-replacement=events.orders",
             "inbox-outbox.relay.offset-flush-interval=2s",
+            "inbox-outbox.relay.poll-interval=25ms",
+            "inbox-outbox.relay.max-batch-size=512",
+            "inbox-outbox.relay.max-queue-size=4096",
             "inbox-outbox.relay.heartbeat-interval=20s",
             "inbox-outbox.relay.standby-poll-interval=250ms",
             "inbox-outbox.relay.restart-backoff-min=1s",
@@ -111,6 +115,9 @@ class InboxOutboxPropertiesTest {
                           "orders_pub",
                           "events.orders",
                           Duration.ofSeconds(2),
+                          Duration.ofMillis(25),
+                          512,
+                          4096,
                           Duration.ofSeconds(20),
                           Duration.ofMillis(250),
                           Duration.ofSeconds(1),
@@ -170,6 +177,9 @@ class InboxOutboxPropertiesTest {
                       "iox_outbox",
                       "outbox.event.${routedByValue}",
                       Duration.ofSeconds(1),
+                      RelaySettings.DEFAULT_POLL_INTERVAL,
+                      RelaySettings.DEFAULT_MAX_BATCH_SIZE,
+                      RelaySettings.DEFAULT_MAX_QUEUE_SIZE,
                       Duration.ofSeconds(10),
                       Duration.ofMillis(500),
                       Duration.ofMillis(500),

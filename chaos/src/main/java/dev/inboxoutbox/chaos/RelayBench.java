@@ -1,0 +1,518 @@
+package dev.inboxoutbox.chaos;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.outbox.Outbox;
+import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.PublishedEvent;
+import dev.inboxoutbox.relay.RelaySettings;
+import dev.inboxoutbox.relay.RelayState;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToDoubleFunction;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The relay's commit-to-consumer latency at a fixed rate, split at the point where Kafka
+ * acknowledged the batch, and its throughput draining a burst against a plain KafkaProducer sending
+ * the same records to the same broker. One relay serves every repeat; figures are medians.
+ */
+final class RelayBench {
+
+  private static final String AGGREGATE_TYPE = "bench";
+  private static final int BURST_TRANSACTION = 500;
+
+  private final Database db;
+  private final String bootstrap;
+  private final int events;
+  private final int rate;
+  private final Duration pollInterval;
+  private final int repeat;
+  private final PrintStream out;
+
+  /** Event id to System.nanoTime() of each step, filled by the writer, relay and reader. */
+  private final Map<String, Long> committed = new ConcurrentHashMap<>();
+
+  private final Map<String, Long> acknowledged = new ConcurrentHashMap<>();
+  private final Map<String, Long> consumed = new ConcurrentHashMap<>();
+  private final AtomicLong batches = new AtomicLong();
+  private final AtomicLong batchedEvents = new AtomicLong();
+
+  RelayBench(
+      Database db,
+      String bootstrap,
+      int events,
+      int rate,
+      Duration pollInterval,
+      int repeat,
+      PrintStream out) {
+    this.db = db;
+    this.bootstrap = bootstrap;
+    this.events = events;
+    this.rate = rate;
+    this.pollInterval = pollInterval;
+    this.repeat = repeat;
+    this.out = out;
+  }
+
+  /** One run's figures. */
+  record Run(
+      double readP50,
+      double readP99,
+      double p50,
+      double p99,
+      double max,
+      double ackP50,
+      double ackP99,
+      double writtenPerSecond,
+      double eventsPerBatch,
+      double burstWrittenPerSecond,
+      double burstEventsPerBatch,
+      double burstReadMax,
+      double relayPerSecond,
+      double plainPerSecond) {}
+
+  void run() throws Exception {
+    String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6);
+    String topic = prefix + "." + AGGREGATE_TYPE;
+    List<Run> runs = new ArrayList<>();
+    try (OutboxRelay relay =
+            new OutboxRelay(
+                    RelaySettings.builder()
+                        .jdbcUrl(db.jdbcUrl())
+                        .user(db.username())
+                        .password(db.password())
+                        .kafkaBootstrapServers(bootstrap)
+                        .topicReplacement(prefix + ".${routedByValue}")
+                        .pollInterval(pollInterval)
+                        .build(),
+                    this::acknowledged)
+                .start();
+        Reader reader = new Reader(topic)) {
+      awaitRunning(relay);
+      reader.start();
+      warmUp();
+      for (int i = 1; i <= repeat; i++) {
+        Run run = once(topic);
+        runs.add(run);
+        out.printf(
+            "relay run %d/%d: %.0f events/s written, commit-to-consumer p50 %.0f ms, p99 %.0f ms,"
+                + " max %.0f ms (commit-to-ack p50 %.0f ms, p99 %.0f ms), %.1f events per batch;"
+                + " burst %.0f events/s vs plain producer %.0f events/s%n",
+            i,
+            repeat,
+            run.writtenPerSecond(),
+            run.p50(),
+            run.p99(),
+            run.max(),
+            run.ackP50(),
+            run.ackP99(),
+            run.eventsPerBatch(),
+            run.relayPerSecond(),
+            run.plainPerSecond());
+      }
+    }
+    print(runs);
+  }
+
+  private double writeAtRateResult;
+
+  private Run once(String topic) throws Exception {
+    clear();
+    List<Long> behindSource;
+    try (ConnectorLag lag = new ConnectorLag()) {
+      writeAtRateResult = writeAtRate();
+      awaitConsumed(events);
+      behindSource = lag.samples();
+    }
+    double written = writeAtRateResult;
+    List<Long> total = new ArrayList<>();
+    List<Long> toAck = new ArrayList<>();
+    committed.forEach(
+        (id, at) -> {
+          total.add(consumed.get(id) - at);
+          toAck.add(acknowledged.get(id) - at);
+        });
+    Collections.sort(total);
+    Collections.sort(toAck);
+    double perBatch = (double) batchedEvents.get() / Math.max(1, batches.get());
+
+    clear();
+    long burstStarted;
+    double burstWritten;
+    List<Long> burstBehind;
+    try (ConnectorLag lag = new ConnectorLag()) {
+      burstStarted = System.nanoTime();
+      writeBurst();
+      burstWritten = events / seconds(System.nanoTime() - burstStarted);
+      awaitConsumed(events);
+      burstBehind = lag.samples();
+    }
+    double burstPerBatch = (double) batchedEvents.get() / Math.max(1, batches.get());
+    long lastAck = Collections.max(acknowledged.values());
+    double relayPerSecond = events / seconds(lastAck - burstStarted);
+    double plainPerSecond = plainProducer(topic);
+    return new Run(
+        behindSource.isEmpty() ? Double.NaN : percentile(behindSource, 0.50),
+        behindSource.isEmpty() ? Double.NaN : percentile(behindSource, 0.99),
+        millis(percentile(total, 0.50)),
+        millis(percentile(total, 0.99)),
+        millis(total.get(total.size() - 1)),
+        millis(percentile(toAck, 0.50)),
+        millis(percentile(toAck, 0.99)),
+        written,
+        perBatch,
+        burstWritten,
+        burstPerBatch,
+        burstBehind.isEmpty() ? Double.NaN : burstBehind.get(burstBehind.size() - 1),
+        relayPerSecond,
+        plainPerSecond);
+  }
+
+  /**
+   * The dev stack runs with synchronous_commit=off, under which a commit reaches the replication
+   * slot only when the WAL writer next flushes (wal_writer_delay, 200 ms): the relay would measure
+   * that delay. The writer commits as PostgreSQL does by default; with the dev stack's fsync=off
+   * the flush is a write() only.
+   */
+  private static void writer(Connection tx) throws SQLException {
+    try (Statement statement = tx.createStatement()) {
+      statement.execute("SET synchronous_commit = on");
+    }
+    tx.setAutoCommit(false);
+  }
+
+  /** Lets the relay's first send create the topic and the reader find it before any clock runs. */
+  private void warmUp() throws SQLException, InterruptedException {
+    try (Connection tx = db.connect()) {
+      writer(tx);
+      List<OutboxEvent> batch = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        batch.add(OutboxEvent.of(AGGREGATE_TYPE, "warm-up", "Tick", "{}"));
+      }
+      Outbox.builder().build().appendAll(tx, batch);
+      tx.commit();
+    }
+    awaitConsumed(20);
+  }
+
+  /** One transaction per event on one connection, paced to {@code rate}; returns the rate made. */
+  private double writeAtRate() throws SQLException, InterruptedException {
+    Outbox outbox = Outbox.builder().build();
+    try (Connection tx = db.connect()) {
+      writer(tx);
+      long started = System.nanoTime();
+      for (int i = 0; i < events; i++) {
+        OutboxEvent event = OutboxEvent.of(AGGREGATE_TYPE, "a-" + (i % 20), "Tick", "{}");
+        outbox.append(tx, event);
+        tx.commit();
+        committed.put(event.id().toString(), System.nanoTime());
+        long due = started + Duration.ofSeconds(1).toNanos() * (i + 1) / rate;
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        }
+      }
+      return events / seconds(System.nanoTime() - started);
+    }
+  }
+
+  /** The same number of events as fast as one connection inserts them. */
+  private void writeBurst() throws SQLException {
+    Outbox outbox = Outbox.builder().build();
+    try (Connection tx = db.connect()) {
+      writer(tx);
+      List<OutboxEvent> batch = new ArrayList<>(BURST_TRANSACTION);
+      for (int i = 0; i < events; i++) {
+        batch.add(OutboxEvent.of(AGGREGATE_TYPE, "a-" + (i % 20), "Tick", "{}"));
+        if (batch.size() == BURST_TRANSACTION || i == events - 1) {
+          outbox.appendAll(tx, batch);
+          tx.commit();
+          batch.forEach(event -> committed.put(event.id().toString(), System.nanoTime()));
+          batch.clear();
+        }
+      }
+    }
+  }
+
+  /**
+   * The same records the relay sends (topic, key, value, the relay's headers) with the relay's
+   * producer settings: idempotent, acks=all, linger.ms=5.
+   */
+  private double plainProducer(String topic) {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "enable.idempotence",
+                "true",
+                "acks",
+                "all",
+                "linger.ms",
+                "5"),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      // Creates the topic before the clock starts, as the relay's topic exists by then.
+      producer.partitionsFor(topic + ".plain");
+      long started = System.nanoTime();
+      for (int i = 0; i < events; i++) {
+        String id = UUID.randomUUID().toString();
+        ProducerRecord<String, byte[]> record =
+            new ProducerRecord<>(topic + ".plain", "a-" + (i % 20), "{}".getBytes());
+        record.headers().add("id", id.getBytes(StandardCharsets.UTF_8));
+        record.headers().add("type", "Tick".getBytes(StandardCharsets.UTF_8));
+        record.headers().add("Idempotency-Key", id.getBytes(StandardCharsets.UTF_8));
+        producer.send(record);
+      }
+      producer.flush();
+      return events / seconds(System.nanoTime() - started);
+    }
+  }
+
+  private void acknowledged(List<PublishedEvent> published) {
+    long now = System.nanoTime();
+    batches.incrementAndGet();
+    batchedEvents.addAndGet(published.size());
+    published.forEach(event -> acknowledged.put(event.eventId(), now));
+  }
+
+  private void clear() {
+    committed.clear();
+    acknowledged.clear();
+    consumed.clear();
+    batches.set(0);
+    batchedEvents.set(0);
+  }
+
+  private void awaitConsumed(int target) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (consumed.size() < target || acknowledged.size() < target) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "relay bench stalled: "
+                + acknowledged.size()
+                + " acknowledged, "
+                + consumed.size()
+                + " consumed of "
+                + target);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  private void awaitRunning(OutboxRelay relay) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (relay.state() != RelayState.RUNNING || activeSlots() == 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("relay did not start: " + relay.status());
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private long activeSlots() throws SQLException {
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT count(*) FROM pg_replication_slots"
+                    + " WHERE database = current_database() AND active")) {
+      row.next();
+      return row.getLong(1);
+    }
+  }
+
+  private void print(List<Run> runs) {
+    out.printf(
+        "%nrelay, median of %d (poll interval %d ms, %d events per run)%n",
+        runs.size(), pollInterval.toMillis(), events);
+    out.printf("%-58s %12s %16s %10s%n", "figure", "median", "spread", "target");
+    row(runs, "events/s written (one transaction each)", Run::writtenPerSecond, "%.0f", "" + rate);
+    row(runs, "commit-to-consumer p50 ms", Run::p50, "%.0f", "");
+    row(runs, "commit-to-consumer p99 ms", Run::p99, "%.0f", "<= 100");
+    row(
+        runs,
+        "  commit to read from the slot p50 ms (Debezium lag samples)",
+        Run::readP50,
+        "%.0f",
+        "");
+    row(
+        runs,
+        "  commit to read from the slot p99 ms (Debezium lag samples)",
+        Run::readP99,
+        "%.0f",
+        "");
+    row(runs, "  commit to acknowledged and stamped (relay) p50 ms", Run::ackP50, "%.0f", "");
+    row(runs, "  commit to acknowledged and stamped (relay) p99 ms", Run::ackP99, "%.0f", "");
+    row(runs, "events per relay batch", Run::eventsPerBatch, "%.1f", "");
+    row(
+        runs,
+        "burst: events/s written (" + BURST_TRANSACTION + " per transaction)",
+        Run::burstWrittenPerSecond,
+        "%.0f",
+        "");
+    row(runs, "burst: events per relay batch", Run::burstEventsPerBatch, "%.1f", "");
+    row(runs, "burst: commit to read from the slot, max ms", Run::burstReadMax, "%.0f", "");
+    row(runs, "burst: relay events/s (first commit to last ack)", Run::relayPerSecond, "%.0f", "");
+    row(runs, "burst: plain KafkaProducer events/s", Run::plainPerSecond, "%.0f", "");
+    row(
+        runs,
+        "relay / plain producer",
+        run -> run.relayPerSecond() / run.plainPerSecond(),
+        "%.2f",
+        ">= 0.5");
+  }
+
+  private void row(
+      List<Run> runs, String name, ToDoubleFunction<Run> figure, String format, String target) {
+    List<Double> values = new ArrayList<>(runs.stream().map(figure::applyAsDouble).toList());
+    Collections.sort(values);
+    out.printf(
+        "%-58s %12s %16s %10s%n",
+        name,
+        format.formatted(values.get(values.size() / 2)),
+        format.formatted(values.get(0)) + "-" + format.formatted(values.get(values.size() - 1)),
+        target);
+  }
+
+  private static long percentile(List<Long> sorted, double p) {
+    return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size())));
+  }
+
+  private static double millis(long nanos) {
+    return nanos / 1e6;
+  }
+
+  private static double seconds(long nanos) {
+    return nanos / 1e9;
+  }
+
+  /**
+   * Samples Debezium's MilliSecondsBehindSource (commit timestamp to the connector reading the
+   * change from the slot, before the engine's queue) every 5 ms, reading the streaming metrics bean
+   * the embedded engine registers.
+   */
+  private static final class ConnectorLag implements AutoCloseable {
+    private final List<Long> samples = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread thread = new Thread(this::sample, "relay-bench-lag");
+
+    ConnectorLag() {
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void sample() {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      try {
+        Set<ObjectName> names =
+            server.queryNames(
+                new ObjectName("debezium.postgres:type=connector-metrics,context=streaming,*"),
+                null);
+        if (names.isEmpty()) {
+          return;
+        }
+        ObjectName streaming = names.iterator().next();
+        long last = Long.MIN_VALUE;
+        while (running.get()) {
+          long behind =
+              ((Number) server.getAttribute(streaming, "MilliSecondsBehindSource")).longValue();
+          if (behind >= 0 && behind != last) {
+            samples.add(behind);
+            last = behind;
+          }
+          Thread.sleep(5);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (JMException e) {
+        throw new IllegalStateException("reading Debezium's streaming metrics failed", e);
+      }
+    }
+
+    List<Long> samples() {
+      List<Long> sorted = new ArrayList<>(samples);
+      Collections.sort(sorted);
+      return sorted;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      thread.join(1_000);
+    }
+  }
+
+  /** Stamps each relayed record with the time it reached a consumer. */
+  private final class Reader implements AutoCloseable {
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread thread;
+
+    Reader(String topic) {
+      consumer =
+          new KafkaConsumer<>(
+              Map.of(
+                  "bootstrap.servers",
+                  bootstrap,
+                  "group.id",
+                  "bench-relay-" + UUID.randomUUID(),
+                  "auto.offset.reset",
+                  "earliest",
+                  "metadata.max.age.ms",
+                  "500"),
+              new StringDeserializer(),
+              new ByteArrayDeserializer());
+      consumer.subscribe(List.of(topic));
+      thread = new Thread(this::read, "relay-bench-reader");
+    }
+
+    void start() {
+      thread.start();
+    }
+
+    private void read() {
+      while (running.get()) {
+        for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+          long now = System.nanoTime();
+          Header id = record.headers().lastHeader("id");
+          consumed.putIfAbsent(new String(id.value(), StandardCharsets.UTF_8), now);
+        }
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      thread.join(5_000);
+      consumer.close();
+    }
+  }
+}

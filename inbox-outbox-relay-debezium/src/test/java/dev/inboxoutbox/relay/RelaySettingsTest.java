@@ -1,0 +1,88 @@
+package dev.inboxoutbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/** The engine's latency and batching settings: validated in the builder, passed to Debezium. */
+class RelaySettingsTest {
+
+  private static RelaySettings.Builder required() {
+    return RelaySettings.builder()
+        .jdbcUrl("jdbc:postgresql://db:5432/shop")
+        .kafkaBootstrapServers("kafka:9092");
+  }
+
+  private static Properties engineProperties(RelaySettings settings) {
+    try (OutboxRelay relay = new OutboxRelay(settings)) {
+      return relay.engineProperties();
+    }
+  }
+
+  @Test
+  void theEngineGetsTheLowLatencyDefaultsUnlessSet() {
+    Properties engine = engineProperties(required().build());
+
+    assertThat(engine)
+        .containsEntry("poll.interval.ms", "10")
+        .containsEntry("max.batch.size", "2048")
+        .containsEntry("max.queue.size", "8192")
+        .containsEntry("offset.flush.interval.ms", "1000");
+  }
+
+  @Test
+  void theEngineGetsThePollIntervalBatchQueueAndFlushIntervalAsSet() {
+    Properties engine =
+        engineProperties(
+            required()
+                .pollInterval(Duration.ofMillis(25))
+                .maxBatchSize(100)
+                .maxQueueSize(101)
+                .offsetFlushInterval(Duration.ofMillis(250))
+                .build());
+
+    assertThat(engine)
+        .containsEntry("poll.interval.ms", "25")
+        .containsEntry("max.batch.size", "100")
+        .containsEntry("max.queue.size", "101")
+        .containsEntry("offset.flush.interval.ms", "250");
+  }
+
+  @Test
+  void aPollIntervalBelowOneMillisecondIsRefusedByName() {
+    assertThatThrownBy(() -> required().pollInterval(Duration.ofNanos(500_000)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("relay setting pollInterval must be at least 1 ms, got: PT0.0005S");
+    assertThatThrownBy(() -> required().pollInterval(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("relay setting pollInterval must be positive");
+  }
+
+  @Test
+  void anOffsetFlushIntervalBelowOneMillisecondIsRefusedByName() {
+    assertThatThrownBy(() -> required().offsetFlushInterval(Duration.ofNanos(1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("relay setting offsetFlushInterval must be at least 1 ms, got: PT0.000000001S");
+  }
+
+  @Test
+  void aBatchSizeBelowOneIsRefused() {
+    assertThatThrownBy(() -> required().maxBatchSize(0).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("relay setting maxBatchSize must be at least 1, got: 0");
+  }
+
+  @Test
+  void aQueueNoLargerThanTheBatchIsRefusedNamingBoth() {
+    assertThatThrownBy(() -> required().maxBatchSize(500).maxQueueSize(500).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("relay setting maxQueueSize must be larger than maxBatchSize (500), got: 500");
+    assertThatThrownBy(() -> required().maxQueueSize(2048).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "relay setting maxQueueSize must be larger than maxBatchSize (2048), got: 2048");
+  }
+}
