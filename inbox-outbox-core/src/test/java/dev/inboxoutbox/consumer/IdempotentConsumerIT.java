@@ -13,6 +13,7 @@ import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import dev.inboxoutbox.testing.kafka.TopicWriter;
+import dev.inboxoutbox.testing.kafka.Topics;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -29,19 +30,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -96,13 +90,7 @@ class IdempotentConsumerIT {
     // Created up front: an idempotent producer whose first batch meets a topic still being
     // auto-created can end up retrying an out-of-order sequence for ever (seen once in a full
     // build).
-    try (Admin admin =
-        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      admin
-          .createTopics(List.of(new NewTopic(topic, 3, (short) 1)))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
+    Topics.create(topic, 3, Map.of());
     kafka = new TopicWriter();
   }
 
@@ -383,17 +371,8 @@ class IdempotentConsumerIT {
   @Test
   void aDeadLetterTheTopicRefusesHoldsThePartitionVisiblyUntilTheTopicTakesIt() throws Exception {
     String deadLetterTopic = topic + ".DLT";
-    try (Admin admin =
-        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      // Smaller than the dead letter's headers alone: no dead letter can be written.
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic(deadLetterTopic, 1, (short) 1)
-                      .configs(Map.of("max.message.bytes", "100"))))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
+    // Smaller than the dead letter's headers alone: no dead letter can be written.
+    Topics.create(deadLetterTopic, 1, Map.of("max.message.bytes", "100"));
     String malformed = "{\"pad\":\"" + "x".repeat(20_000);
     kafka.send(order("c-1").idempotencyKey("bad-json").json(malformed));
     kafka.send(order("c-1").idempotencyKey("ok-1").json("{\"qty\":1}"));
@@ -418,19 +397,8 @@ class IdempotentConsumerIT {
     assertThat(consumer.stats().snapshot().transientFailures()).as("not called transient").isZero();
     assertThat(consumer.stats().snapshot().records()).as("nothing skipped").isZero();
 
-    try (Admin admin =
-        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      // Room for the headers, not for the 20 kB value.
-      admin
-          .incrementalAlterConfigs(
-              Map.of(
-                  new ConfigResource(ConfigResource.Type.TOPIC, deadLetterTopic),
-                  List.of(
-                      new AlterConfigOp(
-                          new ConfigEntry("max.message.bytes", "8192"), AlterConfigOp.OpType.SET))))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
+    // Room for the headers, not for the 20 kB value.
+    Topics.set(deadLetterTopic, "max.message.bytes", "8192");
     await("the partition moves on once the topic takes the dead letter")
         .atMost(PATIENCE)
         .until(() -> consumer.stats().snapshot().records() >= 2);
@@ -500,13 +468,7 @@ class IdempotentConsumerIT {
     await("the record consumed")
         .atMost(PATIENCE)
         .until(() -> consumer.stats().snapshot().records() >= 1);
-    try (Admin admin =
-        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      String group = "group-" + topic;
-      ConsumerGroupDescription description =
-          admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-      assertThat(description.partitionAssignor()).isEqualTo("cooperative-sticky");
-    }
+    assertThat(Topics.assignorOf("group-" + topic)).isEqualTo("cooperative-sticky");
   }
 
   private ConsumerSettings.Builder settings() {

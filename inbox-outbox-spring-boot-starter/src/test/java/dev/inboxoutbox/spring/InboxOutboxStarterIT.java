@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.DeadLetterReason;
-import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.relay.OutboxRelay;
@@ -14,6 +13,7 @@ import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import dev.inboxoutbox.testing.kafka.TopicWriter;
+import dev.inboxoutbox.testing.kafka.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -24,16 +24,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
@@ -155,14 +148,9 @@ class InboxOutboxStarterIT {
     await("records consumed")
         .atMost(PATIENCE)
         .until(() -> consumers.stats().get("starter-orders").snapshot().records() >= 9);
-    try (Admin admin =
-        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      ConsumerGroupDescription group =
-          admin.describeConsumerGroups(List.of("starter-orders")).all().get().get("starter-orders");
-      assertThat(group.partitionAssignor())
-          .as("the framework's default assignor")
-          .isEqualTo("cooperative-sticky");
-    }
+    assertThat(Topics.assignorOf("starter-orders"))
+        .as("the framework's default assignor")
+        .isEqualTo("cooperative-sticky");
     await("events relayed")
         .atMost(PATIENCE)
         .until(() -> relay.lag().unpublishedRows() == 0 && relay.status().publishedEvents() >= 6);
@@ -274,17 +262,8 @@ class InboxOutboxStarterIT {
   void aDeadLetterKafkaRefusesForGoodShowsTheConsumerStuckInHealthAndMetricsUntilItIsFixed()
       throws Exception {
     String deadLetterTopic = topic + ".DLT";
-    try (Admin admin =
-        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      // Smaller than the headers of any dead letter.
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic(deadLetterTopic, 1, (short) 1)
-                      .configs(Map.of("max.message.bytes", "100"))))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
+    // Smaller than the headers of any dead letter.
+    Topics.create(deadLetterTopic, 1, Map.of("max.message.bytes", "100"));
     TopicWriter.sendOne(record("o-1", "k-bad", "{\"n\":"));
 
     IdempotentConsumersHealthIndicator health =
@@ -325,19 +304,7 @@ class InboxOutboxStarterIT {
                 .value())
         .isGreaterThanOrEqualTo(0);
 
-    try (Admin admin =
-        Admin.create(Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()))) {
-      admin
-          .incrementalAlterConfigs(
-              Map.of(
-                  new ConfigResource(ConfigResource.Type.TOPIC, deadLetterTopic),
-                  List.of(
-                      new AlterConfigOp(
-                          new ConfigEntry("max.message.bytes", "1048588"),
-                          AlterConfigOp.OpType.SET))))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
+    Topics.set(deadLetterTopic, "max.message.bytes", "1048588");
     await("health UP once the topic takes the dead letter")
         .atMost(PATIENCE)
         .until(() -> health.health(true).getStatus().equals(Status.UP));
