@@ -122,29 +122,46 @@ final class InboxSqlBench {
         batchesPerRun,
         BATCH,
         fillfactor.isPresent() ? "; inbox fillfactor " + fillfactor.getAsInt() : "");
-    Map<Recording, Figure> empty = measure("empty", 0);
-    if (inboxRows > 0) {
-      Map<Recording, Figure> filled =
-          measure(String.format(Locale.ROOT, "%,d rows", inboxRows), inboxRows);
-      for (Recording recording : Recording.values()) {
-        // The same figure in keys per second, against the empty inbox's: 1.00 is flat.
-        Figure emptyRate =
-            figures.add(
-                PART,
-                "empty: claim + outcome, " + recording.label,
-                "keys/s",
-                Better.HIGHER,
-                keysPerSecond(empty.get(recording)),
-                Optional.empty(),
-                Optional.empty());
-        figures.add(
-            PART,
-            String.format(Locale.ROOT, "%,d rows: claim + outcome, %s", inboxRows, recording.label),
-            "keys/s",
-            Better.HIGHER,
-            keysPerSecond(filled.get(recording)),
-            Optional.of(emptyRate),
-            Optional.of(Target.ratioAtLeast(TARGET_FLAT_RATIO)));
+    try (Subject empty = new Subject("empty", 0);
+        Subject filled =
+            inboxRows > 0
+                ? new Subject(String.format(Locale.ROOT, "%,d rows", inboxRows), inboxRows)
+                : null) {
+      List<Subject> subjects = filled == null ? List.of(empty) : List.of(empty, filled);
+      for (Subject subject : subjects) {
+        subject.warmUp();
+      }
+      // Interleaved, in alternating order: a machine that gets busier during the run slows both
+      // inboxes alike instead of the one measured last.
+      for (int i = 0; i < repeat; i++) {
+        for (int s = 0; s < subjects.size(); s++) {
+          subjects.get(i % 2 == 0 ? s : subjects.size() - 1 - s).measureOnce();
+        }
+      }
+      Map<Recording, Figure> emptyFigures = empty.report();
+      if (filled != null) {
+        Map<Recording, Figure> filledFigures = filled.report();
+        for (Recording recording : Recording.values()) {
+          // The same figure in keys per second, against the empty inbox's: 1.00 is flat.
+          Figure emptyRate =
+              figures.add(
+                  PART,
+                  "empty: claim + outcome, " + recording.label,
+                  "keys/s",
+                  Better.HIGHER,
+                  keysPerSecond(emptyFigures.get(recording)),
+                  Optional.empty(),
+                  Optional.empty());
+          figures.add(
+              PART,
+              String.format(
+                  Locale.ROOT, "%,d rows: claim + outcome, %s", inboxRows, recording.label),
+              "keys/s",
+              Better.HIGHER,
+              keysPerSecond(filledFigures.get(recording)),
+              Optional.of(emptyRate),
+              Optional.of(Target.ratioAtLeast(TARGET_FLAT_RATIO)));
+        }
       }
     }
   }
@@ -153,101 +170,124 @@ final class InboxSqlBench {
     return microsPerKey.samples().stream().map(micros -> 1e6 / micros).toList();
   }
 
-  /** Returns the claim + outcome figure (µs per key) of each recording. */
-  private Map<Recording, Figure> measure(String label, long prefilled) throws SQLException {
-    try (Database db = stack.postgres().createDatabase()) {
+  /** One inbox under measurement: its own database and connection, and its samples so far. */
+  private final class Subject implements AutoCloseable {
+    private final String label;
+    private final Database db;
+    private final Connection connection;
+    private final List<Double> baseline = new ArrayList<>();
+    private final Map<Recording, Samples> samples = new EnumMap<>(Recording.class);
+    private long[] updatesBefore;
+
+    Subject(String label, long prefilled) throws SQLException {
+      this.label = label;
+      this.db = stack.postgres().createDatabase();
       InboxOutboxSchema.migrate(db.dataSource());
-      try (Connection connection = db.connect()) {
-        try (Statement statement = connection.createStatement()) {
-          statement.execute(CREATE_STATE);
-          if (fillfactor.isPresent()) {
-            statement.execute("ALTER TABLE inbox SET (fillfactor = " + fillfactor.getAsInt() + ")");
-          }
+      this.connection = db.connect();
+      try (Statement statement = connection.createStatement()) {
+        statement.execute(CREATE_STATE);
+        if (fillfactor.isPresent()) {
+          statement.execute("ALTER TABLE inbox SET (fillfactor = " + fillfactor.getAsInt() + ")");
         }
-        if (prefilled > 0) {
-          long started = System.nanoTime();
-          prefill(connection, prefilled);
-          out.printf(
-              "%s: filled and analysed in %.1f s%n", label, (System.nanoTime() - started) / 1e9);
-        }
-        connection.setAutoCommit(false);
-        run(connection, null, new Timings());
-        for (Recording recording : Recording.values()) {
-          run(connection, recording, new Timings());
-        }
-        List<Double> baseline = new ArrayList<>();
-        Map<Recording, Samples> samples = new EnumMap<>(Recording.class);
-        for (Recording recording : Recording.values()) {
-          samples.put(recording, new Samples());
-        }
-        long[] updatesBefore = updateCounts(connection);
-        for (int i = 0; i < repeat; i++) {
-          Timings plain = run(connection, null, new Timings());
-          baseline.add(plain.microsPerKey(plain.total));
-          for (Recording recording : Recording.values()) {
-            samples.get(recording).add(run(connection, recording, new Timings()));
-          }
-        }
-        long[] updatesAfter = updateCounts(connection);
-        long updates = updatesAfter[0] - updatesBefore[0];
-        long hot = updatesAfter[1] - updatesBefore[1];
-        figures.note(
-            String.format(
-                Locale.ROOT,
-                "sql, %s: inbox row updates %d, of them HOT %d (%.0f%%)",
-                label,
-                updates,
-                hot,
-                updates == 0 ? 0.0 : 100.0 * hot / updates));
-        Figure plain =
+      }
+      if (prefilled > 0) {
+        long started = System.nanoTime();
+        prefill(connection, prefilled);
+        out.printf(
+            "%s: filled and analysed in %.1f s%n", label, (System.nanoTime() - started) / 1e9);
+      }
+      connection.setAutoCommit(false);
+      for (Recording recording : Recording.values()) {
+        samples.put(recording, new Samples());
+      }
+    }
+
+    void warmUp() throws SQLException {
+      run(connection, null, new Timings());
+      for (Recording recording : Recording.values()) {
+        run(connection, recording, new Timings());
+      }
+      updatesBefore = updateCounts(connection);
+    }
+
+    void measureOnce() throws SQLException {
+      Timings plain = run(connection, null, new Timings());
+      baseline.add(plain.microsPerKey(plain.total));
+      for (Recording recording : Recording.values()) {
+        samples.get(recording).add(run(connection, recording, new Timings()));
+      }
+    }
+
+    /** Adds this inbox's figures; returns the claim + outcome figure (µs/key) per recording. */
+    Map<Recording, Figure> report() throws SQLException {
+      long[] updatesAfter = updateCounts(connection);
+      long updates = updatesAfter[0] - updatesBefore[0];
+      long hot = updatesAfter[1] - updatesBefore[1];
+      figures.note(
+          String.format(
+              Locale.ROOT,
+              "sql, %s: inbox row updates %d, of them HOT %d (%.0f%%)",
+              label,
+              updates,
+              hot,
+              updates == 0 ? 0.0 : 100.0 * hot / updates));
+      Figure plain =
+          figures.add(
+              PART,
+              label + ": state insert + commit",
+              "µs/key",
+              Better.LOWER,
+              baseline,
+              Optional.empty(),
+              Optional.empty());
+      Map<Recording, Figure> claimAndOutcome = new EnumMap<>(Recording.class);
+      for (Recording recording : Recording.values()) {
+        Samples measured = samples.get(recording);
+        String name = label + ": " + recording.label;
+        figures.add(
+            PART,
+            name + ": + state insert + commit",
+            "µs/key",
+            Better.LOWER,
+            measured.total,
+            Optional.of(plain),
+            Optional.empty());
+        figures.add(
+            PART,
+            name + ": claim",
+            "µs/key",
+            Better.LOWER,
+            measured.claim,
+            Optional.empty(),
+            Optional.empty());
+        figures.add(
+            PART,
+            name + ": outcome",
+            "µs/key",
+            Better.LOWER,
+            measured.outcome,
+            Optional.empty(),
+            Optional.empty());
+        claimAndOutcome.put(
+            recording,
             figures.add(
                 PART,
-                label + ": state insert + commit",
+                name + ": claim + outcome",
                 "µs/key",
                 Better.LOWER,
-                baseline,
+                measured.claimAndOutcome,
                 Optional.empty(),
-                Optional.empty());
-        Map<Recording, Figure> claimAndOutcome = new EnumMap<>(Recording.class);
-        for (Recording recording : Recording.values()) {
-          Samples measured = samples.get(recording);
-          String name = label + ": " + recording.label;
-          figures.add(
-              PART,
-              name + ": + state insert + commit",
-              "µs/key",
-              Better.LOWER,
-              measured.total,
-              Optional.of(plain),
-              Optional.empty());
-          figures.add(
-              PART,
-              name + ": claim",
-              "µs/key",
-              Better.LOWER,
-              measured.claim,
-              Optional.empty(),
-              Optional.empty());
-          figures.add(
-              PART,
-              name + ": outcome",
-              "µs/key",
-              Better.LOWER,
-              measured.outcome,
-              Optional.empty(),
-              Optional.empty());
-          claimAndOutcome.put(
-              recording,
-              figures.add(
-                  PART,
-                  name + ": claim + outcome",
-                  "µs/key",
-                  Better.LOWER,
-                  measured.claimAndOutcome,
-                  Optional.empty(),
-                  Optional.of(Target.atMost(TARGET_MICROS_PER_KEY))));
-        }
-        return claimAndOutcome;
+                Optional.of(Target.atMost(TARGET_MICROS_PER_KEY))));
+      }
+      return claimAndOutcome;
+    }
+
+    @Override
+    public void close() throws SQLException {
+      try {
+        connection.close();
+      } finally {
+        db.close();
       }
     }
   }
