@@ -1,6 +1,8 @@
 package dev.inboxoutbox.chaos;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,15 +12,20 @@ import picocli.CommandLine.Option;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = {
-      "Benchmark the inbox SQL, the inbox consumer and the relay; prints figures and ratios.",
+      "Benchmark the inbox SQL, the inbox consumer and the relay; prints one table of",
+      "figures (median and spread of --repeat runs, ratio to a baseline measured in the",
+      "same run, target) with the machine line, and writes it as JSON with --json.",
       "1. Inbox SQL cost per key on one connection, empty and pre-filled inbox,",
       "   against the same state inserts without an inbox.",
-      "2. Inbox consumer throughput against no inbox and a naive read-then-write",
-      "   check.",
+      "2. Inbox consumer throughput against no inbox (same handler) at 1 partition /",
+      "   1 thread and 3 partitions / 3 threads, and a naive read-then-write check.",
       "3. Relay commit-to-Kafka latency at a fixed rate."
     })
 final class BenchCommand implements Callable<Integer> {
-  @Option(names = "--messages", defaultValue = "20000")
+  @Option(
+      names = "--messages",
+      defaultValue = "20000",
+      description = "Records per consumer run (default ${DEFAULT-VALUE}).")
   int messages;
 
   @Option(
@@ -71,8 +78,16 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--repeat",
       defaultValue = "3",
-      description = "Relay runs; the table shows the median and spread (default ${DEFAULT-VALUE}).")
+      description =
+          "Measured runs of every figure, after a warm-up run; the table shows the median and"
+              + " spread (default ${DEFAULT-VALUE}).")
   int repeat;
+
+  @Option(
+      names = "--json",
+      paramLabel = "FILE",
+      description = "Also write the figures and notes as JSON to FILE.")
+  Path json;
 
   @Option(names = "--relay-only", description = "Run only the relay benchmark.")
   boolean relayOnly;
@@ -80,11 +95,13 @@ final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (sqlBatches < 1
+        || repeat < 1
         || inboxRows < 0
         || (inboxFillfactor != null && (inboxFillfactor < 10 || inboxFillfactor > 100))) {
       throw new CommandLine.ParameterException(
           new CommandLine(this),
-          "--sql-batches must be at least 1, --inbox-rows at least 0, --inbox-fillfactor 10-100");
+          "--sql-batches and --repeat must be at least 1, --inbox-rows at least 0,"
+              + " --inbox-fillfactor 10-100");
     }
     new Bench(
             messages,
@@ -100,6 +117,7 @@ final class BenchCommand implements Callable<Integer> {
             Duration.ofMillis(relayPollIntervalMs),
             repeat,
             relayOnly,
+            Optional.ofNullable(json),
             System.out)
         .run();
     return 0;

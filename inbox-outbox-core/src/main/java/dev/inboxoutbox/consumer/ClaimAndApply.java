@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One unit of work: claims every key of the given records in one statement, runs the handler for
  * the new ones, records their outcomes and commits, all in one database transaction. Either all of
- * it commits or none of it.
+ * it commits or none of it. Keys are claimed presuming success, so only outcomes other than a bare
+ * success cost a second write.
  */
 final class ClaimAndApply {
 
@@ -88,9 +89,7 @@ final class ClaimAndApply {
                 }
               }
             }
-            if (!completions.isEmpty()) {
-              inbox.completeAll(connection, completions);
-            }
+            inbox.correctPresumedSuccesses(connection, completions);
             return null;
           });
     } catch (RecordFailedException e) {
@@ -115,7 +114,9 @@ final class ClaimAndApply {
   private List<ClaimResult> claim(Connection connection, List<ValidatedRecord> batch) {
     List<ClaimRequest> requests = new ArrayList<>(batch.size());
     batch.forEach(validated -> requests.add(validated.request()));
-    return inbox.claimAll(connection, requests);
+    // Every outcome is recorded before this transaction commits, so a key is written once, as a
+    // success, and only the other outcomes touch their row again.
+    return inbox.claimAllPresumingSuccess(connection, requests);
   }
 
   private Outcome runHandler(ValidatedRecord validated, HandlerContext context) throws Exception {

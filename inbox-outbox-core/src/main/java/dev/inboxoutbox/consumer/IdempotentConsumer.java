@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -201,13 +203,18 @@ public final class IdempotentConsumer implements AutoCloseable {
     }
   }
 
-  private static void commit(
-      KafkaConsumer<String, byte[]> kafka, Map<TopicPartition, OffsetAndMetadata> offsets) {
+  static void commit(Consumer<?, ?> kafka, Map<TopicPartition, OffsetAndMetadata> offsets) {
     try {
       kafka.commitSync(offsets);
     } catch (CommitFailedException e) {
       // The partitions moved to another member, which re-reads them; the inbox absorbs the repeats.
       log.info("offset commit refused after a rebalance; the new owner replays the batch");
+    } catch (RebalanceInProgressException e) {
+      // A cooperative rebalance is under way; the next poll completes it. Partitions this member
+      // keeps are committed with its next batch, the others are re-read by their new owner and
+      // absorbed by the inbox.
+      log.info(
+          "offset commit refused during a rebalance; a later commit or the new owner covers it");
     }
   }
 

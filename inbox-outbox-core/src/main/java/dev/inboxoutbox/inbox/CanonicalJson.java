@@ -2,6 +2,7 @@ package dev.inboxoutbox.inbox;
 
 import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -71,10 +72,15 @@ final class CanonicalJson {
 
   static byte[] toBytes(JsonNode node) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    writeTo(node, out);
+    return out.toByteArray();
+  }
+
+  /** Writes the canonical form to {@code out}, such as a digest, without a copy in between. */
+  static void writeTo(JsonNode node, OutputStream out) {
     try (JsonGenerator generator = MAPPER.createGenerator(out)) {
       write(node, generator);
     }
-    return out.toByteArray();
   }
 
   private static void requireSupportedNumbers(JsonNode node) {

@@ -74,6 +74,28 @@ public final class Inbox {
    *     must be rolled back (nothing was claimed)
    */
   public List<ClaimResult> claimAll(Connection connection, List<ClaimRequest> requests) {
+    return claimAll(connection, requests, false);
+  }
+
+  /**
+   * Claims like {@link #claimAll}, for a caller that records the outcome of every new claim before
+   * this transaction commits, as a consumer's batch does: each new key is written once, already
+   * {@link Status#COMPLETED} with {@link Outcome#success()}, instead of PROCESSING and then its
+   * outcome. Then pass every outcome that is not a bare success to {@link
+   * #correctPresumedSuccesses}; a bare success needs no further statement.
+   *
+   * <p>The guarantees of {@link #claimAll} hold: no other transaction sees the row before this one
+   * commits (a concurrent duplicate waits on the index, then reads the final outcome), and a
+   * rollback leaves nothing. Only this transaction itself reads the presumed success until it is
+   * corrected, should it look the key up again.
+   */
+  public List<ClaimResult> claimAllPresumingSuccess(
+      Connection connection, List<ClaimRequest> requests) {
+    return claimAll(connection, requests, true);
+  }
+
+  private List<ClaimResult> claimAll(
+      Connection connection, List<ClaimRequest> requests, boolean presumeSuccess) {
     requireTransaction(connection);
     Objects.requireNonNull(requests, "requests");
     int n = requests.size();
@@ -86,7 +108,7 @@ public final class Inbox {
       }
     }
     try {
-      resolve(connection, requests, distinct, results);
+      resolve(connection, requests, distinct, results, presumeSuccess);
     } catch (SQLException e) {
       throw new InboxException("claiming " + n + " idempotency key(s) failed", e);
     }
@@ -103,7 +125,8 @@ public final class Inbox {
       Connection connection,
       List<ClaimRequest> requests,
       List<Integer> pending,
-      ClaimResult[] results)
+      ClaimResult[] results,
+      boolean presumeSuccess)
       throws SQLException {
     for (int attempt = 1; !pending.isEmpty(); attempt++) {
       if (attempt > MAX_RESOLVE_ATTEMPTS) {
@@ -119,7 +142,8 @@ public final class Inbox {
           InboxStatements.claim(
               connection,
               batch,
-              batch.stream().map(r -> retentionFor(r.scope().operation())).toList());
+              batch.stream().map(r -> retentionFor(r.scope().operation())).toList(),
+              presumeSuccess);
       List<Integer> invisible = new ArrayList<>();
       for (Row row : claimed) {
         int index = pending.get(row.position() - 1);
@@ -158,13 +182,36 @@ public final class Inbox {
 
   /** Records many outcomes in one round trip. */
   public void completeAll(Connection connection, List<Completion> completions) {
+    recordOutcomes(connection, completions, false);
+  }
+
+  /**
+   * Records the outcomes of claims made by {@link #claimAllPresumingSuccess} in this transaction. A
+   * bare {@link Outcome#success()} is stored already and costs nothing; any other outcome replaces
+   * it, once.
+   *
+   * @throws IllegalStateException if a claim was not made that way in this transaction, or was
+   *     corrected already
+   */
+  public void correctPresumedSuccesses(Connection connection, List<Completion> completions) {
+    List<Completion> differing = new ArrayList<>(completions.size());
+    for (Completion completion : completions) {
+      if (!completion.outcome().equals(Outcome.success())) {
+        differing.add(completion);
+      }
+    }
+    recordOutcomes(connection, differing, true);
+  }
+
+  private void recordOutcomes(
+      Connection connection, List<Completion> completions, boolean presumedSuccess) {
     requireTransaction(connection);
     if (completions.isEmpty()) {
       return;
     }
     int updated;
     try {
-      updated = InboxStatements.complete(connection, completions);
+      updated = InboxStatements.complete(connection, completions, presumedSuccess);
     } catch (SQLException e) {
       throw new InboxException("recording " + completions.size() + " outcome(s) failed", e);
     }
@@ -174,7 +221,9 @@ public final class Inbox {
               + updated
               + " of "
               + completions.size()
-              + " outcomes: a claim was not made in this transaction, or was completed already");
+              + " outcomes: a claim was not made in this transaction"
+              + (presumedSuccess ? " presuming success" : "")
+              + ", or was completed already");
     }
   }
 

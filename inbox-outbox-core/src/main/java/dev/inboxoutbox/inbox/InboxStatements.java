@@ -27,7 +27,7 @@ final class InboxStatements {
    * scan the whole inbox once per batch while the table is small enough, a cost that grows with
    * every row.
    */
-  static final String CLAIM =
+  private static final String CLAIM_TEMPLATE =
       """
       WITH offered AS (
           SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::float8[], ?::float8[])
@@ -36,8 +36,8 @@ final class InboxStatements {
       ),
       claimed AS (
           INSERT INTO inbox (tenant, principal, operation, idempotency_key, request_hash, status,
-                             outcome_expires_at, expires_at)
-          SELECT tenant, principal, operation, idempotency_key, request_hash, 'PROCESSING',
+                             outcome_kind, completed_at, outcome_expires_at, expires_at)
+          SELECT tenant, principal, operation, idempotency_key, request_hash, %s,
                  now() + make_interval(secs => outcome_ttl_seconds),
                  now() + make_interval(secs => key_ttl_seconds)
           FROM offered
@@ -62,6 +62,18 @@ final class InboxStatements {
       ORDER BY o.position
       """;
 
+  /** Claims a key as PROCESSING, for callers that record its outcome in a later statement. */
+  static final String CLAIM = CLAIM_TEMPLATE.formatted("'PROCESSING', NULL, NULL");
+
+  /**
+   * Claims a key already holding a bare success ({@link Outcome#success()}), the state {@link
+   * #COMPLETE} would give it: for a caller that records every outcome before its transaction
+   * commits, a key is one heap tuple and one set of index entries instead of two, and a bare
+   * success needs no second statement.
+   */
+  static final String CLAIM_PRESUMING_SUCCESS =
+      CLAIM_TEMPLATE.formatted("'COMPLETED', 'SUCCESS', now()");
+
   static final String FIND =
       """
       SELECT o.position, false AS claimed,
@@ -79,13 +91,14 @@ final class InboxStatements {
       """;
 
   /**
-   * Records outcomes; only rows still PROCESSING change, so an outcome is recorded once. Each row
-   * is found by one primary-key lookup and updated by its row id: joined on the key columns
-   * instead, the planner estimates almost no PROCESSING rows (they are all uncommitted, so never in
-   * the statistics) and scans or hashes the whole inbox once per batch. A PROCESSING row belongs to
-   * this transaction (no other can see it), so its row id cannot change under the statement.
+   * Records outcomes on rows this transaction claimed (the condition that tells them is filled in).
+   * Each row is found by one primary-key lookup and updated by its row id: joined on the key
+   * columns instead, the planner estimates almost none of the rows to change (they are all
+   * uncommitted, so never in the statistics) and scans or hashes the whole inbox once per batch.
+   * Such a row belongs to this transaction (no other can see it), so its row id cannot change under
+   * the statement.
    */
-  static final String COMPLETE =
+  private static final String COMPLETE_TEMPLATE =
       """
       UPDATE inbox i
          SET status = c.status, outcome_kind = c.outcome_kind, outcome_code = c.outcome_code,
@@ -97,11 +110,26 @@ final class InboxStatements {
             SELECT p.ctid FROM inbox p
             WHERE p.tenant = c.tenant AND p.principal = c.principal
               AND p.operation = c.operation AND p.idempotency_key = c.idempotency_key
-              AND p.status = 'PROCESSING'
+              AND %s
             LIMIT 1
         ) held
        WHERE i.ctid = held.ctid
       """;
+
+  /** Records outcomes of rows claimed by {@link #CLAIM}; only rows still PROCESSING change. */
+  static final String COMPLETE = COMPLETE_TEMPLATE.formatted("p.status = 'PROCESSING'");
+
+  /**
+   * Replaces the presumed bare success of rows claimed by {@link #CLAIM_PRESUMING_SUCCESS} in this
+   * transaction. Only such rows change: still a bare success and created at this transaction's
+   * start ({@code now()}), so a row committed by another transaction, or corrected already, is left
+   * alone. The row belongs to this transaction until it commits (no other can see it).
+   */
+  static final String CORRECT_PRESUMED_SUCCESS =
+      COMPLETE_TEMPLATE.formatted(
+          """
+          p.status = 'COMPLETED' AND p.outcome_kind = 'SUCCESS' AND p.outcome_code IS NULL
+                AND p.outcome_body IS NULL AND p.created_at = now()""");
 
   private InboxStatements() {}
 
@@ -109,9 +137,13 @@ final class InboxStatements {
   record Row(int position, boolean claimed, Inbox.Entry entry) {}
 
   static List<Row> claim(
-      Connection connection, List<ClaimRequest> requests, List<Retention> retentions)
+      Connection connection,
+      List<ClaimRequest> requests,
+      List<Retention> retentions,
+      boolean presumeSuccess)
       throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(CLAIM)) {
+    try (PreparedStatement statement =
+        connection.prepareStatement(presumeSuccess ? CLAIM_PRESUMING_SUCCESS : CLAIM)) {
       int n = requests.size();
       String[] hashes = new String[n];
       Double[] outcomeTtls = new Double[n];
@@ -136,10 +168,15 @@ final class InboxStatements {
     }
   }
 
-  /** Returns how many rows changed from PROCESSING to their outcome. */
-  static int complete(Connection connection, List<Inbox.Completion> completions)
+  /**
+   * Returns how many rows changed to their outcome: from PROCESSING, or with {@code
+   * presumedSuccess} from the bare success {@link #CLAIM_PRESUMING_SUCCESS} wrote.
+   */
+  static int complete(
+      Connection connection, List<Inbox.Completion> completions, boolean presumedSuccess)
       throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(COMPLETE)) {
+    try (PreparedStatement statement =
+        connection.prepareStatement(presumedSuccess ? CORRECT_PRESUMED_SUCCESS : COMPLETE)) {
       int n = completions.size();
       List<ClaimRequest> requests = new ArrayList<>(n);
       String[] statuses = new String[n];

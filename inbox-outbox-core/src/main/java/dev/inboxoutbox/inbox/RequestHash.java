@@ -1,6 +1,8 @@
 package dev.inboxoutbox.inbox;
 
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -35,8 +37,11 @@ record RequestHash(String hex) {
     return ofJsonTree(CanonicalJson.parse(json));
   }
 
+  /** Hashes the canonical form while it is written, without an intermediate byte array. */
   static RequestHash ofJsonTree(JsonNode json) {
-    return ofBytes(CanonicalJson.toBytes(json));
+    MessageDigest digest = sha256();
+    CanonicalJson.writeTo(json, new DigestOutputStream(OutputStream.nullOutputStream(), digest));
+    return new RequestHash(HexFormat.of().formatHex(digest.digest()));
   }
 
   /** Bytes as they are, for payloads that are not JSON. */
