@@ -51,6 +51,7 @@ final class Bench {
   private final int repeat;
   private final boolean relayOnly;
   private final PrintStream out;
+  private final BenchFigures figures = new BenchFigures();
 
   /** The SQL micro-benchmark's options; {@code only} skips the consumer and relay figures. */
   record SqlOptions(int batchesPerRun, long inboxRows, OptionalInt fillfactor, boolean only) {}
@@ -94,7 +95,10 @@ final class Bench {
           "CREATE TABLE naive_seen (key text PRIMARY KEY)");
       String bootstrap = stack.kafka().bootstrapServers();
       if (relayOnly) {
-        new RelayBench(db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out).run();
+        new RelayBench(
+                figures, db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out)
+            .run();
+        figures.printTable(out);
         return;
       }
       String topic = "bench-" + UUID.randomUUID().toString().substring(0, 8);
@@ -116,7 +120,9 @@ final class Bench {
       out.printf(
           "%-52s %10.0f %8.2f%n",
           "naive: read-then-write check, transaction per record", naive, naive / withoutInbox);
-      new RelayBench(db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out).run();
+      new RelayBench(figures, db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out)
+          .run();
+      figures.printTable(out);
     }
   }
 

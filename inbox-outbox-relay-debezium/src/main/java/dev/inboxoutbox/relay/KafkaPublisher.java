@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,9 @@ final class KafkaPublisher
   private final RelayListener listener;
   private final Consumer<List<PublishedEvent>> onAcknowledged;
 
+  /** System.nanoTime() when the previous batch was done; 0 before the first. */
+  private long lastFinished;
+
   KafkaPublisher(
       Producer<String, byte[]> producer,
       Connection markingConnection,
@@ -70,11 +74,17 @@ final class KafkaPublisher
       List<RecordChangeEvent<SourceRecord>> records,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
+    long handedOver = System.nanoTime();
+    long handedOverMillis = System.currentTimeMillis();
+    long oldestRead = Long.MAX_VALUE;
     List<String> eventIds = new ArrayList<>(records.size());
     List<String> keys = new ArrayList<>(records.size());
     List<Future<RecordMetadata>> acknowledgements = new ArrayList<>(records.size());
     for (RecordChangeEvent<SourceRecord> change : records) {
       SourceRecord record = change.record();
+      if (record.timestamp() != null) {
+        oldestRead = Math.min(oldestRead, record.timestamp());
+      }
       String eventId = eventId(record);
       if (eventId == null) {
         continue; // heartbeats carry no event id (the Event Router sets it): they only move the
@@ -84,6 +94,7 @@ final class KafkaPublisher
       keys.add(record.key() == null ? null : record.key().toString());
       acknowledgements.add(producer.send(toProducerRecord(record, eventId)));
     }
+    long sent = System.nanoTime();
     if (!acknowledgements.isEmpty()) {
       // The whole batch is in the producer's buffer: waiting out linger.ms for more records that
       // cannot come would only delay the batch (and the next one behind it).
@@ -106,11 +117,15 @@ final class KafkaPublisher
             "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());
       }
     }
+    long acknowledged = System.nanoTime();
+    long stamped = acknowledged;
     if (!published.isEmpty()) {
       markPublished(eventIds);
+      stamped = System.nanoTime();
       listener.published(published);
       onAcknowledged.accept(published);
     }
+    long notified = System.nanoTime();
     for (RecordChangeEvent<SourceRecord> change : records) {
       Optional<Map<String, Object>> unambiguous =
           ResumePosition.unambiguous(change.record().sourceOffset());
@@ -123,6 +138,20 @@ final class KafkaPublisher
       }
     }
     committer.markBatchFinished();
+    long finished = System.nanoTime();
+    listener.handled(
+        new RelayListener.BatchTimings(
+            published.size(),
+            records.size(),
+            Duration.ofMillis(
+                oldestRead == Long.MAX_VALUE ? 0 : Math.max(0, handedOverMillis - oldestRead)),
+            Duration.ofNanos(lastFinished == 0 ? 0 : handedOver - lastFinished),
+            Duration.ofNanos(sent - handedOver),
+            Duration.ofNanos(acknowledged - sent),
+            Duration.ofNanos(stamped - acknowledged),
+            Duration.ofNanos(notified - stamped),
+            Duration.ofNanos(finished - notified)));
+    lastFinished = finished;
   }
 
   private void markPublished(List<String> eventIds) {
