@@ -57,15 +57,22 @@ final class KafkaPublisher
   }
 
   /**
-   * A join against the acknowledged ids (a hash or index lookup per row). Before autovacuum had
-   * analyzed an outbox that grew quickly, {@code id = ANY(?)} was planned as a scan of every
-   * unpublished row, each compared with the whole batch: stamping became most of the relay's time.
+   * Each acknowledged id is looked up on its own through the primary key (LATERAL ... LIMIT 1) and
+   * its row updated by row id. {@code id = ANY(?)} was planned as a filter of every unpublished row
+   * against the whole batch, and a plain join against the ids as a hash of every unpublished row:
+   * either way each batch cost more the larger the backlog, so a relay that fell behind slowed
+   * down.
    */
   static String markPublishedSql(String outboxTable) {
     return """
-        UPDATE %s AS o SET published_at = now()
-        FROM unnest(?::uuid[]) AS acknowledged(id)
-        WHERE o.id = acknowledged.id AND o.published_at IS NULL"""
+        UPDATE %1$s AS o SET published_at = now()
+          FROM unnest(?::uuid[]) AS acknowledged(id)
+          CROSS JOIN LATERAL (
+              SELECT u.ctid FROM %1$s u
+              WHERE u.id = acknowledged.id AND u.published_at IS NULL
+              LIMIT 1
+          ) AS unpublished
+         WHERE o.ctid = unpublished.ctid"""
         .formatted(outboxTable);
   }
 
