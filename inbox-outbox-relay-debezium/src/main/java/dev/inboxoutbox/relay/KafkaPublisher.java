@@ -102,6 +102,11 @@ final class KafkaPublisher
       acknowledgements.add(producer.send(toProducerRecord(record, eventId)));
     }
     long sent = System.nanoTime();
+    // The stamp's UPDATE runs while the records are on their way to the broker, and commits only
+    // once every acknowledgement is in: a batch Kafka rejects leaves its rows unstamped, as before.
+    Optional<StampInProgress> stamp =
+        eventIds.isEmpty() ? Optional.empty() : stampUncommitted(eventIds);
+    long updated = System.nanoTime();
     if (!acknowledgements.isEmpty()) {
       // The whole batch is in the producer's buffer: waiting out linger.ms for more records that
       // cannot come would only delay the batch (and the next one behind it).
@@ -120,15 +125,17 @@ final class KafkaPublisher
                 metadata.offset(),
                 Instant.now()));
       } catch (ExecutionException e) {
-        throw new RelayException(
-            "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());
+        RelayException rejected =
+            new RelayException(
+                "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());
+        stamp.ifPresent(inProgress -> inProgress.rollback(rejected));
+        throw rejected;
       }
     }
     long acknowledged = System.nanoTime();
-    long stamped = acknowledged;
+    stamp.ifPresent(StampInProgress::commit);
+    long stamped = System.nanoTime();
     if (!published.isEmpty()) {
-      markPublished(eventIds);
-      stamped = System.nanoTime();
       listener.published(published);
       onAcknowledged.accept(published);
     }
@@ -154,22 +161,54 @@ final class KafkaPublisher
                 oldestRead == Long.MAX_VALUE ? 0 : Math.max(0, handedOverMillis - oldestRead)),
             Duration.ofNanos(lastFinished == 0 ? 0 : handedOver - lastFinished),
             Duration.ofNanos(sent - handedOver),
-            Duration.ofNanos(acknowledged - sent),
-            Duration.ofNanos(stamped - acknowledged),
+            Duration.ofNanos(acknowledged - updated),
+            Duration.ofNanos((updated - sent) + (stamped - acknowledged)),
             Duration.ofNanos(notified - stamped),
             Duration.ofNanos(finished - notified)));
     lastFinished = finished;
   }
 
-  private void markPublished(List<String> eventIds) {
+  /** Runs the stamp's UPDATE in a transaction left open; empty when the relay does not stamp. */
+  private Optional<StampInProgress> stampUncommitted(List<String> eventIds) {
     if (markPublishedSql == null) {
-      return;
+      return Optional.empty();
     }
     try (PreparedStatement update = markingConnection.prepareStatement(markPublishedSql)) {
       update.setArray(1, markingConnection.createArrayOf("text", eventIds.toArray()));
       update.executeUpdate();
+      return Optional.of(new StampInProgress(eventIds.size()));
     } catch (SQLException e) {
-      throw new RelayException("marking " + eventIds.size() + " outbox rows published failed", e);
+      throw markingFailed(eventIds.size(), e);
+    }
+  }
+
+  private RelayException markingFailed(int events, SQLException e) {
+    return new RelayException("marking " + events + " outbox rows published failed", e);
+  }
+
+  /** The stamp of one batch, updated but not yet committed. */
+  private final class StampInProgress {
+    private final int events;
+
+    StampInProgress(int events) {
+      this.events = events;
+    }
+
+    void commit() {
+      try {
+        markingConnection.commit();
+      } catch (SQLException e) {
+        throw markingFailed(events, e);
+      }
+    }
+
+    /** The batch failed for {@code cause}; a failed rollback is attached to it. */
+    void rollback(RelayException cause) {
+      try {
+        markingConnection.rollback();
+      } catch (SQLException e) {
+        cause.addSuppressed(e);
+      }
     }
   }
 
