@@ -40,9 +40,27 @@ final class RelayStages {
   private long gcCountAtStart;
 
   void add(BatchTimings timings) {
-    if (timings.events() > 0) {
-      batches.add(timings);
+    if (timings.events() == 0) {
+      return;
     }
+    synchronized (batches) {
+      // A phase's first batch may follow the engine's start or a heartbeat: the wait before it is
+      // not the relay's time within the phase.
+      batches.add(batches.isEmpty() ? withoutWaitBefore(timings) : timings);
+    }
+  }
+
+  private static BatchTimings withoutWaitBefore(BatchTimings timings) {
+    return new BatchTimings(
+        timings.events(),
+        timings.records(),
+        timings.readToHandover(),
+        Duration.ZERO,
+        timings.send(),
+        timings.acknowledge(),
+        timings.stamp(),
+        timings.listeners(),
+        timings.markProcessed());
   }
 
   void reset() {
