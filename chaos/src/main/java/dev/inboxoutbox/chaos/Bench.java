@@ -90,7 +90,8 @@ final class Bench {
       if (!relayOnly) {
         new ConsumerBench(db, bootstrap, messages, repeat, figures, out).run();
       }
-      new RelayBench(db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out).run();
+      new RelayBench(figures, db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out)
+          .run();
     }
   }
 

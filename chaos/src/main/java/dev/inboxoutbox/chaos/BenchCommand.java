@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
       "   against the same state inserts without an inbox.",
       "2. Inbox consumer throughput against no inbox (same handler) at 1 partition /",
       "   1 thread and 3 partitions / 3 threads, and a naive read-then-write check.",
-      "3. Relay commit-to-Kafka latency at a fixed rate."
+      "3. Relay commit-to-Kafka latency at a fixed rate, and throughput draining",
+      "   a backlog against a plain KafkaProducer, split by stage."
     })
 final class BenchCommand implements Callable<Integer> {
   @Option(
@@ -32,13 +33,16 @@ final class BenchCommand implements Callable<Integer> {
       names = "--relay-events",
       defaultValue = "2000",
       description =
-          "Outbox events per relay run, at the rate and as a burst (default ${DEFAULT-VALUE}).")
+          "Outbox events per relay run, at the rate, as a burst and as a backlog"
+              + " (default ${DEFAULT-VALUE}).")
   int relayEvents;
 
   @Option(
       names = "--relay-rate",
       defaultValue = "2000",
-      description = "Outbox events per second, one transaction each (default ${DEFAULT-VALUE}).")
+      description =
+          "Outbox events per second, one transaction each, from 4 connections"
+              + " (default ${DEFAULT-VALUE}).")
   int relayRate;
 
   @Option(

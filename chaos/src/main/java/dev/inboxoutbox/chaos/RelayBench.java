@@ -1,10 +1,14 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.chaos.BenchFigures.Better;
+import dev.inboxoutbox.chaos.BenchFigures.Target;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.PublishedEvent;
+import dev.inboxoutbox.relay.RelayListener;
+import dev.inboxoutbox.relay.RelayListener.BatchTimings;
 import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.relay.RelayState;
 import java.io.PrintStream;
@@ -19,9 +23,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
@@ -48,6 +56,13 @@ final class RelayBench {
   private static final String AGGREGATE_TYPE = "bench";
   private static final int BURST_TRANSACTION = 500;
 
+  /**
+   * One connection commits ~1,200-2,000 single-event transactions per second here: several are
+   * needed to offer 2,000 events/s.
+   */
+  static final int WRITERS = 4;
+
+  private final BenchFigures figures;
   private final Database db;
   private final String bootstrap;
   private final int events;
@@ -55,6 +70,9 @@ final class RelayBench {
   private final Duration pollInterval;
   private final int repeat;
   private final PrintStream out;
+  private final RelayStages stages = new RelayStages();
+  private OutboxRelay relay;
+  private String prefix;
 
   /** Event id to System.nanoTime() of each step, filled by the writer, relay and reader. */
   private final Map<String, Long> committed = new ConcurrentHashMap<>();
@@ -63,8 +81,10 @@ final class RelayBench {
   private final Map<String, Long> consumed = new ConcurrentHashMap<>();
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong batchedEvents = new AtomicLong();
+  private final AtomicLong firstHandover = new AtomicLong(Long.MAX_VALUE);
 
   RelayBench(
+      BenchFigures figures,
       Database db,
       String bootstrap,
       int events,
@@ -72,6 +92,7 @@ final class RelayBench {
       Duration pollInterval,
       int repeat,
       PrintStream out) {
+    this.figures = figures;
     this.db = db;
     this.bootstrap = bootstrap;
     this.events = events;
@@ -96,35 +117,33 @@ final class RelayBench {
       double burstEventsPerBatch,
       double burstReadMax,
       double relayPerSecond,
+      double backlogPerSecond,
+      double unstampedBacklogPerSecond,
       double plainPerSecond) {}
 
   void run() throws Exception {
-    String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6);
+    Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
+    long jvmCpuAtStart = jvmCpuNanos();
+    prefix = "bench" + UUID.randomUUID().toString().substring(0, 6);
     String topic = prefix + "." + AGGREGATE_TYPE;
     List<Run> runs = new ArrayList<>();
-    try (OutboxRelay relay =
-            new OutboxRelay(
-                    RelaySettings.builder()
-                        .jdbcUrl(db.jdbcUrl())
-                        .user(db.username())
-                        .password(db.password())
-                        .kafkaBootstrapServers(bootstrap)
-                        .topicReplacement(prefix + ".${routedByValue}")
-                        .pollInterval(pollInterval)
-                        .build(),
-                    this::acknowledged)
-                .start();
-        Reader reader = new Reader(topic)) {
-      awaitRunning(relay);
+    try (Reader reader = new Reader(topic)) {
+      startRelay(true);
       reader.start();
       warmUp();
-      for (int i = 1; i <= repeat; i++) {
+      // Run 0 warms the JIT up on every path (the first seconds of a relay lag by hundreds of
+      // ms while C2 compiles the decoder); it is printed but not counted.
+      for (int i = 0; i <= repeat; i++) {
+        out.printf("relay run %d/%d%s%n", i, repeat, i == 0 ? " (warm-up, not counted)" : "");
         Run run = once(topic);
-        runs.add(run);
+        if (i > 0) {
+          runs.add(run);
+        }
         out.printf(
             "relay run %d/%d: %.0f events/s written, commit-to-consumer p50 %.0f ms, p99 %.0f ms,"
                 + " max %.0f ms (commit-to-ack p50 %.0f ms, p99 %.0f ms), %.1f events per batch;"
-                + " burst %.0f events/s vs plain producer %.0f events/s%n",
+                + " burst %.0f events/s, backlog %.0f events/s (%.0f not stamped) vs plain"
+                + " producer %.0f events/s%n",
             i,
             repeat,
             run.writtenPerSecond(),
@@ -135,23 +154,73 @@ final class RelayBench {
             run.ackP99(),
             run.eventsPerBatch(),
             run.relayPerSecond(),
+            run.backlogPerSecond(),
+            run.unstampedBacklogPerSecond(),
             run.plainPerSecond());
+      }
+    } finally {
+      if (relay != null) {
+        relay.close();
       }
     }
     print(runs);
+    // The machine is shared: the JVM's own share tells how much of the busy time was others'.
+    cpuAtStart.ifPresent(
+        start ->
+            MachineLoad.Sample.read()
+                .ifPresent(
+                    end ->
+                        out.printf(
+                            "%s; this JVM (broker, relay, bench) %.0f%n",
+                            MachineLoad.between(
+                                    start, end, Runtime.getRuntime().availableProcessors())
+                                .describe(),
+                            (jvmCpuNanos() - jvmCpuAtStart) / 1e9)));
   }
 
-  private double writeAtRateResult;
+  private static long jvmCpuNanos() {
+    return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
+        .getProcessCpuTime();
+  }
+
+  private void startRelay(boolean markPublished) throws Exception {
+    relay =
+        new OutboxRelay(
+                RelaySettings.builder()
+                    .jdbcUrl(db.jdbcUrl())
+                    .user(db.username())
+                    .password(db.password())
+                    .kafkaBootstrapServers(bootstrap)
+                    .topicReplacement(prefix + ".${routedByValue}")
+                    .pollInterval(pollInterval)
+                    .markPublished(markPublished)
+                    .build(),
+                new RelayListener() {
+                  @Override
+                  public void published(List<PublishedEvent> events) {
+                    acknowledged(events);
+                  }
+
+                  @Override
+                  public void handled(BatchTimings timings) {
+                    handedOver(timings);
+                  }
+                })
+            .start();
+    awaitRunning(relay);
+  }
 
   private Run once(String topic) throws Exception {
     clear();
     List<Long> behindSource;
+    double written;
+    long rateStarted = System.nanoTime();
     try (ConnectorLag lag = new ConnectorLag()) {
-      writeAtRateResult = writeAtRate();
+      written = writeAtRate();
       awaitConsumed(events);
       behindSource = lag.samples();
     }
-    double written = writeAtRateResult;
+    stages.print(out, "at rate", millis(System.nanoTime() - rateStarted));
     List<Long> total = new ArrayList<>();
     List<Long> toAck = new ArrayList<>();
     committed.forEach(
@@ -174,9 +243,12 @@ final class RelayBench {
       awaitConsumed(events);
       burstBehind = lag.samples();
     }
-    double burstPerBatch = (double) batchedEvents.get() / Math.max(1, batches.get());
     long lastAck = Collections.max(acknowledged.values());
+    stages.print(out, "burst, relay running", millis(lastAck - burstStarted));
+    double burstPerBatch = (double) batchedEvents.get() / Math.max(1, batches.get());
     double relayPerSecond = events / seconds(lastAck - burstStarted);
+    double unstampedBacklogPerSecond = drainBacklog(false);
+    double backlogPerSecond = drainBacklog(true);
     double plainPerSecond = plainProducer(topic);
     return new Run(
         behindSource.isEmpty() ? Double.NaN : percentile(behindSource, 0.50),
@@ -192,7 +264,31 @@ final class RelayBench {
         burstPerBatch,
         burstBehind.isEmpty() ? Double.NaN : burstBehind.get(burstBehind.size() - 1),
         relayPerSecond,
+        backlogPerSecond,
+        unstampedBacklogPerSecond,
         plainPerSecond);
+  }
+
+  /**
+   * The relay's own throughput, not the writer's: the events are committed while no relay runs, and
+   * the clock runs from the first batch handed over to the last acknowledgement. A relay that reads
+   * while the writer still commits could go no faster than the writer. Without {@code
+   * markPublished} the relay skips stamping {@code published_at}, which shows that stamp's share.
+   */
+  private double drainBacklog(boolean markPublished) throws Exception {
+    relay.close();
+    relay = null;
+    clear();
+    writeBurst();
+    startRelay(markPublished);
+    awaitConsumed(events);
+    long lastAck = Collections.max(acknowledged.values());
+    long first = firstHandover.get();
+    stages.print(
+        out,
+        markPublished ? "backlog drain" : "backlog drain, published_at not stamped",
+        millis(lastAck - first));
+    return events / seconds(lastAck - first);
   }
 
   /**
@@ -222,25 +318,46 @@ final class RelayBench {
     awaitConsumed(20);
   }
 
-  /** One transaction per event on one connection, paced to {@code rate}; returns the rate made. */
-  private double writeAtRate() throws SQLException, InterruptedException {
+  /**
+   * One transaction per event, spread over {@link #WRITERS} connections each paced to its share of
+   * {@code rate}; returns the rate made, which the table prints beside the rate asked for.
+   */
+  private double writeAtRate() throws Exception {
+    long started = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+    try {
+      List<Future<Void>> writers = new ArrayList<>();
+      for (int w = 0; w < WRITERS; w++) {
+        int writer = w;
+        writers.add(pool.submit(() -> writeShare(writer, started)));
+      }
+      for (Future<Void> writer : writers) {
+        writer.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return events / seconds(System.nanoTime() - started);
+  }
+
+  /** Events writer, writer + WRITERS, ...: event i is due at i / rate seconds after the start. */
+  private Void writeShare(int writer, long started) throws SQLException, InterruptedException {
     Outbox outbox = Outbox.builder().build();
     try (Connection tx = db.connect()) {
       writer(tx);
-      long started = System.nanoTime();
-      for (int i = 0; i < events; i++) {
-        OutboxEvent event = OutboxEvent.of(AGGREGATE_TYPE, "a-" + (i % 20), "Tick", "{}");
-        outbox.append(tx, event);
-        tx.commit();
-        committed.put(event.id().toString(), System.nanoTime());
-        long due = started + Duration.ofSeconds(1).toNanos() * (i + 1) / rate;
+      for (int i = writer; i < events; i += WRITERS) {
+        long due = started + Duration.ofSeconds(1).toNanos() * i / rate;
         long wait = due - System.nanoTime();
         if (wait > 0) {
           Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
         }
+        OutboxEvent event = OutboxEvent.of(AGGREGATE_TYPE, "a-" + (i % 20), "Tick", "{}");
+        outbox.append(tx, event);
+        tx.commit();
+        committed.put(event.id().toString(), System.nanoTime());
       }
-      return events / seconds(System.nanoTime() - started);
     }
+    return null;
   }
 
   /** The same number of events as fast as one connection inserts them. */
@@ -303,7 +420,23 @@ final class RelayBench {
     published.forEach(event -> acknowledged.put(event.eventId(), now));
   }
 
+  private void handedOver(BatchTimings timings) {
+    stages.add(timings);
+    if (timings.events() > 0) {
+      long onTheRelay =
+          timings.send().toNanos()
+              + timings.acknowledge().toNanos()
+              + timings.stamp().toNanos()
+              + timings.listeners().toNanos()
+              + timings.markProcessed().toNanos();
+      long handedOverAt = System.nanoTime() - onTheRelay;
+      firstHandover.accumulateAndGet(handedOverAt, Math::min);
+    }
+  }
+
   private void clear() {
+    stages.reset();
+    firstHandover.set(Long.MAX_VALUE);
     committed.clear();
     acknowledged.clear();
     consumed.clear();
@@ -354,7 +487,12 @@ final class RelayBench {
         "%nrelay, median of %d (poll interval %d ms, %d events per run)%n",
         runs.size(), pollInterval.toMillis(), events);
     out.printf("%-58s %12s %16s %10s%n", "figure", "median", "spread", "target");
-    row(runs, "events/s written (one transaction each)", Run::writtenPerSecond, "%.0f", "" + rate);
+    row(
+        runs,
+        "events/s written (one transaction each, " + WRITERS + " connections)",
+        Run::writtenPerSecond,
+        "%.0f",
+        "" + rate);
     row(runs, "commit-to-consumer p50 ms", Run::p50, "%.0f", "");
     row(runs, "commit-to-consumer p99 ms", Run::p99, "%.0f", "<= 100");
     row(
@@ -381,13 +519,91 @@ final class RelayBench {
     row(runs, "burst: events per relay batch", Run::burstEventsPerBatch, "%.1f", "");
     row(runs, "burst: commit to read from the slot, max ms", Run::burstReadMax, "%.0f", "");
     row(runs, "burst: relay events/s (first commit to last ack)", Run::relayPerSecond, "%.0f", "");
-    row(runs, "burst: plain KafkaProducer events/s", Run::plainPerSecond, "%.0f", "");
     row(
         runs,
-        "relay / plain producer",
-        run -> run.relayPerSecond() / run.plainPerSecond(),
+        "backlog: relay events/s (first hand-over to last ack)",
+        Run::backlogPerSecond,
+        "%.0f",
+        "");
+    row(
+        runs,
+        "backlog, published_at not stamped: relay events/s",
+        Run::unstampedBacklogPerSecond,
+        "%.0f",
+        "");
+    row(runs, "plain KafkaProducer events/s", Run::plainPerSecond, "%.0f", "");
+    row(
+        runs,
+        "backlog relay / plain producer",
+        run -> run.backlogPerSecond() / run.plainPerSecond(),
         "%.2f",
         ">= 0.5");
+    addFigures(runs);
+  }
+
+  /** The figures the issue holds the relay to, in the bench's common table and JSON. */
+  private void addFigures(List<Run> runs) {
+    figures.add(
+        "relay",
+        "events written at " + rate + "/s asked (" + WRITERS + " connections)",
+        "events/s",
+        Better.HIGHER,
+        samples(runs, Run::writtenPerSecond),
+        Optional.empty(),
+        Optional.empty());
+    figures.add(
+        "relay",
+        "commit-to-consumer p50",
+        "ms",
+        Better.LOWER,
+        samples(runs, Run::p50),
+        Optional.empty(),
+        Optional.empty());
+    figures.add(
+        "relay",
+        "commit-to-consumer p99",
+        "ms",
+        Better.LOWER,
+        samples(runs, Run::p99),
+        Optional.empty(),
+        Optional.of(Target.atMost(100)));
+    BenchFigures.Figure plain =
+        figures.add(
+            "relay",
+            "plain KafkaProducer, same records",
+            "events/s",
+            Better.HIGHER,
+            samples(runs, Run::plainPerSecond),
+            Optional.empty(),
+            Optional.empty());
+    figures.add(
+        "relay",
+        "relay draining a backlog",
+        "events/s",
+        Better.HIGHER,
+        samples(runs, Run::backlogPerSecond),
+        Optional.of(plain),
+        Optional.of(Target.ratioAtLeast(0.5)));
+    figures.add(
+        "relay",
+        "relay draining a backlog, published_at not stamped",
+        "events/s",
+        Better.HIGHER,
+        samples(runs, Run::unstampedBacklogPerSecond),
+        Optional.of(plain),
+        Optional.empty());
+    figures.add(
+        "relay",
+        "relay, burst while running (500 per transaction)",
+        "events/s",
+        Better.HIGHER,
+        samples(runs, Run::relayPerSecond),
+        Optional.of(plain),
+        Optional.empty());
+  }
+
+  private static List<Double> samples(List<Run> runs, ToDoubleFunction<Run> figure) {
+    return runs.stream().map(figure::applyAsDouble).toList();
   }
 
   private void row(

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,9 @@ final class KafkaPublisher
   private final RelayListener listener;
   private final Consumer<List<PublishedEvent>> onAcknowledged;
 
+  /** System.nanoTime() when the previous batch was done; 0 before the first. */
+  private long lastFinished;
+
   KafkaPublisher(
       Producer<String, byte[]> producer,
       Connection markingConnection,
@@ -53,15 +57,22 @@ final class KafkaPublisher
   }
 
   /**
-   * A join against the acknowledged ids (a hash or index lookup per row). Before autovacuum had
-   * analyzed an outbox that grew quickly, {@code id = ANY(?)} was planned as a scan of every
-   * unpublished row, each compared with the whole batch: stamping became most of the relay's time.
+   * Each acknowledged id is looked up on its own through the primary key (LATERAL ... LIMIT 1) and
+   * its row updated by row id. {@code id = ANY(?)} was planned as a filter of every unpublished row
+   * against the whole batch, and a plain join against the ids as a hash of every unpublished row:
+   * either way each batch cost more the larger the backlog, so a relay that fell behind slowed
+   * down.
    */
   static String markPublishedSql(String outboxTable) {
     return """
-        UPDATE %s AS o SET published_at = now()
-        FROM unnest(?::uuid[]) AS acknowledged(id)
-        WHERE o.id = acknowledged.id AND o.published_at IS NULL"""
+        UPDATE %1$s AS o SET published_at = now()
+          FROM unnest(?::uuid[]) AS acknowledged(id)
+          CROSS JOIN LATERAL (
+              SELECT u.ctid FROM %1$s u
+              WHERE u.id = acknowledged.id AND u.published_at IS NULL
+              LIMIT 1
+          ) AS unpublished
+         WHERE o.ctid = unpublished.ctid"""
         .formatted(outboxTable);
   }
 
@@ -70,11 +81,17 @@ final class KafkaPublisher
       List<RecordChangeEvent<SourceRecord>> records,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
+    long handedOver = System.nanoTime();
+    long handedOverMillis = System.currentTimeMillis();
+    long oldestRead = Long.MAX_VALUE;
     List<String> eventIds = new ArrayList<>(records.size());
     List<String> keys = new ArrayList<>(records.size());
     List<Future<RecordMetadata>> acknowledgements = new ArrayList<>(records.size());
     for (RecordChangeEvent<SourceRecord> change : records) {
       SourceRecord record = change.record();
+      if (record.timestamp() != null) {
+        oldestRead = Math.min(oldestRead, record.timestamp());
+      }
       String eventId = eventId(record);
       if (eventId == null) {
         continue; // heartbeats carry no event id (the Event Router sets it): they only move the
@@ -84,6 +101,12 @@ final class KafkaPublisher
       keys.add(record.key() == null ? null : record.key().toString());
       acknowledgements.add(producer.send(toProducerRecord(record, eventId)));
     }
+    long sent = System.nanoTime();
+    // The stamp's UPDATE runs while the records are on their way to the broker, and commits only
+    // once every acknowledgement is in: a batch Kafka rejects leaves its rows unstamped, as before.
+    Optional<StampInProgress> stamp =
+        eventIds.isEmpty() ? Optional.empty() : stampUncommitted(eventIds);
+    long updated = System.nanoTime();
     if (!acknowledgements.isEmpty()) {
       // The whole batch is in the producer's buffer: waiting out linger.ms for more records that
       // cannot come would only delay the batch (and the next one behind it).
@@ -102,15 +125,21 @@ final class KafkaPublisher
                 metadata.offset(),
                 Instant.now()));
       } catch (ExecutionException e) {
-        throw new RelayException(
-            "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());
+        RelayException rejected =
+            new RelayException(
+                "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());
+        stamp.ifPresent(inProgress -> inProgress.rollback(rejected));
+        throw rejected;
       }
     }
+    long acknowledged = System.nanoTime();
+    stamp.ifPresent(StampInProgress::commit);
+    long stamped = System.nanoTime();
     if (!published.isEmpty()) {
-      markPublished(eventIds);
       listener.published(published);
       onAcknowledged.accept(published);
     }
+    long notified = System.nanoTime();
     for (RecordChangeEvent<SourceRecord> change : records) {
       Optional<Map<String, Object>> unambiguous =
           ResumePosition.unambiguous(change.record().sourceOffset());
@@ -123,17 +152,63 @@ final class KafkaPublisher
       }
     }
     committer.markBatchFinished();
+    long finished = System.nanoTime();
+    listener.handled(
+        new RelayListener.BatchTimings(
+            published.size(),
+            records.size(),
+            Duration.ofMillis(
+                oldestRead == Long.MAX_VALUE ? 0 : Math.max(0, handedOverMillis - oldestRead)),
+            Duration.ofNanos(lastFinished == 0 ? 0 : handedOver - lastFinished),
+            Duration.ofNanos(sent - handedOver),
+            Duration.ofNanos(acknowledged - updated),
+            Duration.ofNanos((updated - sent) + (stamped - acknowledged)),
+            Duration.ofNanos(notified - stamped),
+            Duration.ofNanos(finished - notified)));
+    lastFinished = finished;
   }
 
-  private void markPublished(List<String> eventIds) {
+  /** Runs the stamp's UPDATE in a transaction left open; empty when the relay does not stamp. */
+  private Optional<StampInProgress> stampUncommitted(List<String> eventIds) {
     if (markPublishedSql == null) {
-      return;
+      return Optional.empty();
     }
     try (PreparedStatement update = markingConnection.prepareStatement(markPublishedSql)) {
       update.setArray(1, markingConnection.createArrayOf("text", eventIds.toArray()));
       update.executeUpdate();
+      return Optional.of(new StampInProgress(eventIds.size()));
     } catch (SQLException e) {
-      throw new RelayException("marking " + eventIds.size() + " outbox rows published failed", e);
+      throw markingFailed(eventIds.size(), e);
+    }
+  }
+
+  private RelayException markingFailed(int events, SQLException e) {
+    return new RelayException("marking " + events + " outbox rows published failed", e);
+  }
+
+  /** The stamp of one batch, updated but not yet committed. */
+  private final class StampInProgress {
+    private final int events;
+
+    StampInProgress(int events) {
+      this.events = events;
+    }
+
+    void commit() {
+      try {
+        markingConnection.commit();
+      } catch (SQLException e) {
+        throw markingFailed(events, e);
+      }
+    }
+
+    /** The batch failed for {@code cause}; a failed rollback is attached to it. */
+    void rollback(RelayException cause) {
+      try {
+        markingConnection.rollback();
+      } catch (SQLException e) {
+        cause.addSuppressed(e);
+      }
     }
   }
 

@@ -224,7 +224,7 @@ public final class OutboxRelay implements AutoCloseable {
     }
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
-        Connection marking = settings.markPublished() ? connect() : null) {
+        Connection marking = settings.markPublished() ? stampingConnection() : null) {
       KafkaPublisher publisher =
           new KafkaPublisher(
               producer, marking, settings.outboxTable(), listener, this::acknowledged);
@@ -426,6 +426,22 @@ public final class OutboxRelay implements AutoCloseable {
     p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
     p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  /** Each batch's stamp is one transaction, committed once Kafka acknowledged the batch. */
+  private Connection stampingConnection() throws SQLException {
+    Connection connection = connect();
+    try {
+      connection.setAutoCommit(false);
+      return connection;
+    } catch (SQLException e) {
+      try {
+        connection.close();
+      } catch (SQLException alsoFailed) {
+        e.addSuppressed(alsoFailed);
+      }
+      throw e;
+    }
   }
 
   private Connection connect() throws SQLException {

@@ -314,9 +314,9 @@ public final class RelaySettings {
 
     /**
      * How often acknowledged offsets are stored (and the slot advanced), Debezium's {@code
-     * offset.flush.interval.ms}. Not on the path of an event to Kafka: a batch is published before
-     * its offsets are stored; a longer interval means fewer writes and more events published again
-     * after a crash. Default 1 s.
+     * offset.flush.interval.ms}. A batch is published before its offsets are stored, but the write
+     * runs on the relay's thread, so the batch after it waits for it (a few ms); a longer interval
+     * means fewer writes and more events published again after a crash. Default 1 s.
      */
     public Builder offsetFlushInterval(Duration offsetFlushInterval) {
       this.offsetFlushInterval = offsetFlushInterval;
@@ -325,9 +325,11 @@ public final class RelaySettings {
 
     /**
      * Debezium's {@code poll.interval.ms}: how long the engine waits for a batch to fill before it
-     * hands over what it has, and how long the connector pauses after finding the replication
-     * stream empty. It bounds the time from commit to publish; each quiet interval costs a wake-up
-     * and no query. Debezium's default is 500 ms. Default 10 ms.
+     * hands over what it has (every batch short of {@link #maxBatchSize(int)} waits the whole
+     * interval), and how long the connector pauses after finding the replication stream empty. It
+     * bounds the time from commit to publish; a shorter interval makes more, smaller batches, each
+     * with its own stamp and flush; each quiet interval costs a wake-up and no query. Debezium's
+     * default is 500 ms. Default 10 ms.
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;

@@ -749,7 +749,8 @@ class RelayIT {
         PreparedStatement terminate =
             connection.prepareStatement(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                    + " WHERE application_name = ? AND query LIKE 'UPDATE %published_at%'")) {
+                    + " WHERE application_name = ?"
+                    + " AND (query LIKE 'UPDATE %published_at%' OR query = 'COMMIT')")) {
       terminate.setString(1, relay.instanceName());
       try (ResultSet terminated = terminate.executeQuery()) {
         terminated.next();

@@ -118,7 +118,8 @@ public record InboxOutboxProperties(
    * @param publicationName Created by the schema migration.
    * @param topicReplacement Topic per aggregate type; ${routedByValue} is the aggregate type.
    * @param offsetFlushInterval How often acknowledged offsets are stored (Debezium's
-   *     offset.flush.interval.ms); not on an event's path to Kafka.
+   *     offset.flush.interval.ms); the batch after each write waits for it, and a crash publishes
+   *     again what was acknowledged since the last write.
    * @param pollInterval Debezium's poll.interval.ms: the longest wait for a batch to fill and the
    *     pause after an empty read of the replication stream; bounds commit-to-publish latency.
    * @param maxBatchSize Debezium's max.batch.size: the most events published and acknowledged

@@ -1,6 +1,7 @@
 package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.relay.PublishedEvent;
 import dev.inboxoutbox.relay.RelayListener;
 import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.spring.InboxOutboxAutoConfiguration.SchemaReady;
@@ -74,7 +75,18 @@ public class InboxOutboxRelayAutoConfiguration {
             });
     List<RelayListener> relayListeners = listeners.orderedStream().toList();
     return new OutboxRelay(
-        settings.build(), events -> relayListeners.forEach(listener -> listener.published(events)));
+        settings.build(),
+        new RelayListener() {
+          @Override
+          public void published(List<PublishedEvent> events) {
+            relayListeners.forEach(listener -> listener.published(events));
+          }
+
+          @Override
+          public void handled(BatchTimings timings) {
+            relayListeners.forEach(listener -> listener.handled(timings));
+          }
+        });
   }
 
   @Bean

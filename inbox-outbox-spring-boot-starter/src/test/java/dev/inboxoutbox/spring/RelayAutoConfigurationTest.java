@@ -69,6 +69,38 @@ class RelayAutoConfigurationTest {
         });
   }
 
+  @Test
+  void aRelayQueueNoLargerThanItsBatchFailsTheStartNamingBothSettings() {
+    runner
+        .withPropertyValues(
+            "inbox-outbox.relay.enabled=true",
+            "inbox-outbox.relay.jdbc-url=jdbc:postgresql://127.0.0.1:1/never_connected",
+            "inbox-outbox.relay.max-batch-size=512",
+            "inbox-outbox.relay.max-queue-size=512")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("maxQueueSize")
+                    .hasMessageContaining("maxBatchSize (512)"));
+  }
+
+  @Test
+  void aRelayPollIntervalBelowOneMillisecondFailsTheStartNamingIt() {
+    runner
+        .withPropertyValues(
+            "inbox-outbox.relay.enabled=true",
+            "inbox-outbox.relay.jdbc-url=jdbc:postgresql://127.0.0.1:1/never_connected",
+            "inbox-outbox.relay.poll-interval=500us")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("pollInterval must be at least 1 ms"));
+  }
+
   private static DataSource unconnectedDataSource() {
     PGSimpleDataSource dataSource = new PGSimpleDataSource();
     dataSource.setURL("jdbc:postgresql://127.0.0.1:1/never_connected");
