@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Random;
 import java.util.UUID;
@@ -50,10 +51,19 @@ final class Bench {
   private final Duration relayPollInterval;
   private final int repeat;
   private final boolean relayOnly;
+  private final RetentionOptions retention;
   private final PrintStream out;
 
   /** The SQL micro-benchmark's options; {@code only} skips the consumer and relay figures. */
   record SqlOptions(int batchesPerRun, long inboxRows, OptionalInt fillfactor, boolean only) {}
+
+  /** The retention benchmark's options: {@code only} runs nothing else, {@code skip} not it. */
+  record RetentionOptions(
+      long expiredKeys,
+      int messages,
+      Optional<RetentionBench.Intake> intake,
+      boolean only,
+      boolean skip) {}
 
   Bench(
       int messages,
@@ -63,6 +73,7 @@ final class Bench {
       Duration relayPollInterval,
       int repeat,
       boolean relayOnly,
+      RetentionOptions retention,
       PrintStream out) {
     this.messages = messages;
     this.relayEvents = relayEvents;
@@ -71,18 +82,41 @@ final class Bench {
     this.relayPollInterval = relayPollInterval;
     this.repeat = repeat;
     this.relayOnly = relayOnly;
+    this.retention = retention;
     this.out = out;
   }
 
   void run() throws Exception {
     try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment())) {
+      if (retention.only()) {
+        retention(stack);
+        return;
+      }
       if (!relayOnly) {
         new InboxSqlBench(stack, sql.batchesPerRun(), sql.inboxRows(), sql.fillfactor(), out).run();
       }
       if (!sql.only()) {
         consumersAndRelay(stack);
       }
+      if (!retention.skip() && !sql.only() && !relayOnly) {
+        retention(stack);
+      }
     }
+  }
+
+  private void retention(DevStack stack) throws Exception {
+    BenchFigures figures = new BenchFigures();
+    new RetentionBench(
+            stack,
+            retention.expiredKeys(),
+            retention.messages(),
+            repeat,
+            retention.intake(),
+            figures,
+            out)
+        .run();
+    out.println();
+    figures.printTable(out);
   }
 
   private void consumersAndRelay(DevStack stack) throws Exception {
