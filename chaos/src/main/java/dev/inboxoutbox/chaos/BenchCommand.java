@@ -109,7 +109,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-intake-connections",
-      defaultValue = "2",
+      defaultValue = "4",
       description = "Sustained intake, claiming connections (default ${DEFAULT-VALUE}).")
   int retentionIntakeConnections;
 
