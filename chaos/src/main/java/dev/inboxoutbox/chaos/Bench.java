@@ -60,6 +60,7 @@ final class Bench {
   /** The retention benchmark's options: {@code only} runs nothing else, {@code skip} not it. */
   record RetentionOptions(
       long expiredKeys,
+      Duration pause,
       int messages,
       Optional<RetentionBench.Intake> intake,
       boolean only,
@@ -109,6 +110,7 @@ final class Bench {
     new RetentionBench(
             stack,
             retention.expiredKeys(),
+            retention.pause(),
             retention.messages(),
             repeat,
             retention.intake(),

@@ -94,6 +94,15 @@ final class BenchCommand implements Callable<Integer> {
   long retentionExpiredKeys;
 
   @Option(
+      names = "--retention-pause",
+      defaultValue = "50ms",
+      converter = DurationConverter.class,
+      description =
+          "The cleanup's pause between batches beside the consumer; 0s lets it take all it can"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration retentionPause;
+
+  @Option(
       names = "--retention-messages",
       defaultValue = "100000",
       description =
@@ -131,6 +140,7 @@ final class BenchCommand implements Callable<Integer> {
 
   private Bench.RetentionOptions retentionOptions() {
     if (retentionExpiredKeys < 0
+        || retentionPause.isNegative()
         || retentionMessages < 10_000
         || retentionIntakeRate < 1
         || retentionIntakeConnections < 1
@@ -139,12 +149,14 @@ final class BenchCommand implements Callable<Integer> {
         || retentionInterval.isZero()) {
       throw new CommandLine.ParameterException(
           new CommandLine(this),
-          "--retention-expired-keys must be at least 0, --retention-messages at least 10000,"
+          "--retention-expired-keys must be at least 0, --retention-pause not negative,"
+              + " --retention-messages at least 10000,"
               + " --retention-intake-rate and --retention-intake-connections at least 1,"
               + " --retention-intake-duration not negative, --retention-interval positive");
     }
     return new Bench.RetentionOptions(
         retentionExpiredKeys,
+        retentionPause,
         retentionMessages,
         retentionIntakeDuration.isZero()
             ? java.util.Optional.empty()

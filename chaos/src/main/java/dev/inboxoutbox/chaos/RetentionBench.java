@@ -91,6 +91,7 @@ final class RetentionBench {
 
   private final DevStack stack;
   private final long expiredKeys;
+  private final Duration pause;
   private final int messages;
   private final int repeat;
   private final Optional<Intake> intake;
@@ -98,12 +99,14 @@ final class RetentionBench {
   private final PrintStream out;
 
   /**
+   * @param pause the cleanup's pause between batches beside the consumer
    * @param messages records per consumer run; enough that the consumer outlasts the cleanup
    * @param intake the sustained intake; empty skips it
    */
   RetentionBench(
       DevStack stack,
       long expiredKeys,
+      Duration pause,
       int messages,
       int repeat,
       Optional<Intake> intake,
@@ -111,6 +114,7 @@ final class RetentionBench {
       PrintStream out) {
     this.stack = stack;
     this.expiredKeys = expiredKeys;
+    this.pause = pause;
     this.messages = messages;
     this.repeat = repeat;
     this.intake = intake;
@@ -129,8 +133,9 @@ final class RetentionBench {
 
   private void cleanupBesideAConsumer() throws Exception {
     out.printf(
-        "%nRetention beside a consumer: %,d expired keys, %,d records per consumer run, %d runs%n",
-        expiredKeys, messages, repeat);
+        "%nRetention beside a consumer: %,d expired keys, pause between batches %d ms,"
+            + " %,d records per consumer run, %d runs%n",
+        expiredKeys, pause.toMillis(), messages, repeat);
     List<Double> alone = new ArrayList<>();
     List<Double> underCleanup = new ArrayList<>();
     List<Double> cleanupRates = new ArrayList<>();
@@ -145,7 +150,8 @@ final class RetentionBench {
             "run %d: %,d expired keys filled and analysed in %.1f s%n",
             run, expiredKeys, (System.nanoTime() - started) / 1e9);
         double baseline = consume(bootstrap, db, Optional.empty(), "alone");
-        RetentionCleaner cleaner = RetentionCleaner.builder(db.dataSource()).build();
+        RetentionCleaner cleaner =
+            RetentionCleaner.builder(db.dataSource()).pauseBetweenBatches(pause).build();
         CleanupWindow window = new CleanupWindow(cleaner);
         double withCleanup = consume(bootstrap, db, Optional.of(window), "beside the cleanup");
         alone.add(baseline);
@@ -173,7 +179,9 @@ final class RetentionBench {
             Optional.empty());
     figures.add(
         "retention",
-        String.format("inbox consumer while a cleanup deletes %,d expired keys", expiredKeys),
+        String.format(
+            "inbox consumer while a cleanup deletes %,d expired keys, pause %d ms",
+            expiredKeys, pause.toMillis()),
         "msg/s",
         Better.HIGHER,
         underCleanup,
