@@ -57,56 +57,6 @@ public final class RetentionCleaner {
 
   private static final Logger log = LoggerFactory.getLogger(RetentionCleaner.class);
 
-  // The run's steps and the preview share these, so a preview counts exactly what a run removes.
-  // A row is either deleted (its key expired) or pruned (its key stays), never both. A committed
-  // PROCESSING row past its key TTL is an abandoned claim and goes too; one whose transaction is
-  // still open is either invisible (not yet committed) or locked, and SKIP LOCKED passes it over.
-  private static final String KEY_EXPIRED = "expires_at <= now()";
-  private static final String OUTCOME_EXPIRED =
-      "outcome_pruned_at IS NULL AND outcome_expires_at <= now() AND expires_at > now()"
-          + " AND status <> 'PROCESSING'";
-  private static final String PUBLISHED_OUTBOX_EXPIRED =
-      "published_at IS NOT NULL AND created_at <= now() - make_interval(secs => ?)";
-
-  // The batch's rows are removed by ctid (a TID scan on the array), which stays cheap even when a
-  // generic plan cannot know the LIMIT; a join back to the table might then pick a full scan.
-  private static final String DELETE_EXPIRED_KEYS =
-      """
-      DELETE FROM inbox
-       WHERE ctid = ANY (ARRAY(
-               SELECT ctid FROM inbox
-                WHERE %s
-                ORDER BY expires_at
-                LIMIT ?
-                  FOR UPDATE SKIP LOCKED))
-      """
-          .formatted(KEY_EXPIRED);
-
-  private static final String PRUNE_EXPIRED_OUTCOMES =
-      """
-      UPDATE inbox
-         SET outcome_body = NULL, outcome_pruned_at = now()
-       WHERE ctid = ANY (ARRAY(
-               SELECT ctid FROM inbox
-                WHERE %s
-                ORDER BY outcome_expires_at
-                LIMIT ?
-                  FOR UPDATE SKIP LOCKED))
-      """
-          .formatted(OUTCOME_EXPIRED);
-
-  private static final String DELETE_PUBLISHED_OUTBOX_ROWS =
-      """
-      DELETE FROM outbox
-       WHERE ctid = ANY (ARRAY(
-               SELECT ctid FROM outbox
-                WHERE %s
-                ORDER BY created_at
-                LIMIT ?
-                  FOR UPDATE SKIP LOCKED))
-      """
-          .formatted(PUBLISHED_OUTBOX_EXPIRED);
-
   /**
    * One statement, so every count comes from the same snapshot. Exact counts, unlike a run's {@link
    * Backlog}: a preview is asked for, not taken after every run.
@@ -120,7 +70,8 @@ public final class RetentionCleaner {
              (SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL)
                AS oldest_published_outbox_row
       """
-          .formatted(PUBLISHED_OUTBOX_EXPIRED, KEY_EXPIRED, OUTCOME_EXPIRED);
+          .formatted(
+              StepBatch.PUBLISHED_OUTBOX_EXPIRED, StepBatch.KEY_EXPIRED, StepBatch.OUTCOME_EXPIRED);
 
   private final DataSource dataSource;
   private final int batchSize;
@@ -180,25 +131,27 @@ public final class RetentionCleaner {
     try (Connection connection = dataSource.getConnection()) {
       // Each batch its own transaction: its row locks and WAL are released before the next one.
       connection.setAutoCommit(true);
-      List<StepStatement> pending = new ArrayList<>();
+      List<StepBatch> all = new ArrayList<>();
       try {
         for (Step step : Step.values()) {
-          pending.add(prepare(connection, step));
-          removed.put(step, 0L);
+          all.add(StepBatch.prepare(connection, step, batchSize, outboxKeep));
         }
+        List<StepBatch> pending = new ArrayList<>(all);
         while (!pending.isEmpty() && budget.startPass()) {
           int stepsLeft = pending.size();
-          for (Iterator<StepStatement> steps = pending.iterator(); steps.hasNext(); stepsLeft--) {
-            StepStatement step = steps.next();
-            if (drain(step, budget.slice(stepsLeft), budget, removed)) {
+          for (Iterator<StepBatch> steps = pending.iterator(); steps.hasNext(); stepsLeft--) {
+            if (steps.next().drain(budget.slice(stepsLeft), budget)) {
               steps.remove();
             }
           }
         }
       } finally {
-        for (StepStatement step : pending) {
-          step.statement.close();
+        for (StepBatch step : all) {
+          step.close();
         }
+      }
+      for (StepBatch step : all) {
+        removed.put(step.step(), step.removed());
       }
       backlog = backlogProbe.measure(connection);
     } catch (SQLException e) {
@@ -240,52 +193,6 @@ public final class RetentionCleaner {
       throw new RetentionException("retention failed previewing what a run would remove", e);
     }
   }
-
-  private StepStatement prepare(Connection connection, Step step) throws SQLException {
-    String sql =
-        switch (step) {
-          case DELETE_EXPIRED_KEYS -> DELETE_EXPIRED_KEYS;
-          case PRUNE_OUTCOME_BODIES -> PRUNE_EXPIRED_OUTCOMES;
-          case DELETE_PUBLISHED_OUTBOX_ROWS -> DELETE_PUBLISHED_OUTBOX_ROWS;
-        };
-    PreparedStatement statement = connection.prepareStatement(sql);
-    if (step == Step.DELETE_PUBLISHED_OUTBOX_ROWS) {
-      statement.setDouble(1, seconds(outboxKeep));
-      statement.setInt(2, batchSize);
-    } else {
-      statement.setInt(1, batchSize);
-    }
-    return new StepStatement(step, statement);
-  }
-
-  /**
-   * Runs batches of one step within its slice of the run.
-   *
-   * @return whether the step is done: a batch came back short, so nothing (unlocked) is left
-   */
-  private boolean drain(
-      StepStatement step, RunBudget.Slice slice, RunBudget budget, Map<Step, Long> removed) {
-    try {
-      while (budget.startBatch(slice)) {
-        int changed = step.statement.executeUpdate();
-        removed.merge(step.step, (long) changed, Long::sum);
-        if (changed < batchSize) {
-          return true;
-        }
-      }
-      return false;
-    } catch (SQLException e) {
-      throw new RetentionException(
-          "retention failed "
-              + step.step.description
-              + " (after "
-              + removed.get(step.step)
-              + " rows in that step)",
-          e);
-    }
-  }
-
-  private record StepStatement(Step step, PreparedStatement statement) {}
 
   private static void logRun(Report report, String stopReason) {
     String stopped =
@@ -349,6 +256,10 @@ public final class RetentionCleaner {
 
     Step(String description) {
       this.description = description;
+    }
+
+    String description() {
+      return description;
     }
   }
 
