@@ -95,7 +95,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-pause",
-      defaultValue = "50ms",
+      defaultValue = "10ms",
       converter = DurationConverter.class,
       description =
           "The cleanup's pause between batches beside the consumer; 0s lets it take all it can"
@@ -104,9 +104,9 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-messages",
-      defaultValue = "100000",
+      defaultValue = "200000",
       description =
-          "Records per consumer run beside the cleanup; enough to outlast it"
+          "Records produced for the consumer beside the cleanup; enough to outlast it"
               + " (default ${DEFAULT-VALUE}).")
   int retentionMessages;
 

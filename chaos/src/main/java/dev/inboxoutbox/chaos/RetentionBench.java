@@ -22,8 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -52,6 +50,7 @@ final class RetentionBench {
   static final double TARGET_RATIO_UNDER_CLEANUP = 0.9;
 
   private static final int WARM_UP_RECORDS = 2_000;
+  private static final Duration WINDOW = Duration.ofSeconds(3);
 
   private static final String EXPIRED_KEYS =
       """
@@ -117,45 +116,44 @@ final class RetentionBench {
 
   private void cleanupBesideAConsumer() throws Exception {
     out.printf(
-        "%nRetention beside a consumer: %,d expired keys, pause between batches %d ms,"
-            + " %,d records per consumer run, %d runs%n",
-        expiredKeys, pause.toMillis(), messages, repeat);
+        "%nRetention beside a consumer: %,d expired keys, pause between batches %d ms, cleanup"
+            + " windows of %d s alternating with windows without, %d runs%n",
+        expiredKeys, pause.toMillis(), WINDOW.toSeconds(), repeat);
     List<Double> alone = new ArrayList<>();
     List<Double> underCleanup = new ArrayList<>();
     List<Double> cleanupRates = new ArrayList<>();
     try (Database db = stack.postgres().createDatabase()) {
       InboxOutboxSchema.migrate(db.dataSource());
       execute(db, "CREATE TABLE effects (key text NOT NULL, amount int NOT NULL)");
-      String bootstrap = stack.kafka().bootstrapServers();
       for (int run = 1; run <= repeat; run++) {
         long started = System.nanoTime();
         fillExpired(db);
         out.printf(
             "run %d: %,d expired keys filled and analysed in %.1f s%n",
             run, expiredKeys, (System.nanoTime() - started) / 1e9);
-        double baseline = consume(bootstrap, db, Optional.empty(), "alone");
-        RetentionCleaner cleaner =
-            RetentionCleaner.builder(db.dataSource()).pauseBetweenBatches(pause).build();
-        CleanupWindow window = new CleanupWindow(cleaner);
-        double withCleanup = consume(bootstrap, db, Optional.of(window), "beside the cleanup");
-        alone.add(baseline);
-        underCleanup.add(withCleanup);
-        cleanupRates.add(window.deleted / window.seconds());
+        Windows windows = consumeBesideTheCleanup(db);
+        alone.add(windows.without.rate());
+        underCleanup.add(windows.with.rate());
+        cleanupRates.add(windows.deleted / windows.with.seconds());
         out.printf(
-            "run %d: cleanup deleted %,d keys in %.1f s (%.0f keys/s) in %d runs;"
-                + " the consumer ran beside it for %.0f%% of that time%n",
+            "run %d: consumer %.0f msg/s without, %.0f msg/s with the cleanup (%.2f);"
+                + " cleanup deleted %,d keys in %.1f s (%.0f keys/s)%s%n",
             run,
-            window.deleted,
-            window.seconds(),
-            window.deleted / window.seconds(),
-            window.runs,
-            100 * window.overlap);
+            windows.without.rate(),
+            windows.with.rate(),
+            windows.with.rate() / windows.without.rate(),
+            windows.deleted,
+            windows.with.seconds(),
+            windows.deleted / windows.with.seconds(),
+            windows.deleted < expiredKeys
+                ? "; the consumer ran out of records first, raise --retention-messages"
+                : "");
       }
     }
     BenchFigures.Figure base =
         figures.add(
             "retention",
-            "inbox consumer, no cleanup",
+            "inbox consumer, windows without",
             "msg/s",
             Better.HIGHER,
             alone,
@@ -164,7 +162,7 @@ final class RetentionBench {
     figures.add(
         "retention",
         String.format(
-            "inbox consumer while a cleanup deletes %,d expired keys, pause %d ms",
+            "inbox consumer, windows of a cleanup of %,d expired keys (pause %d ms)",
             expiredKeys, pause.toMillis()),
         "msg/s",
         Better.HIGHER,
@@ -197,15 +195,21 @@ final class RetentionBench {
   }
 
   /**
-   * Consumes {@link #messages} fresh records and returns the rate over the measured window: with a
-   * cleanup, the time the cleanup ran (started once the consumer is warm); without, from the
-   * warm-up to the last record.
+   * One consumer over fresh records; once it is warm, windows without cleanup alternate with
+   * windows in which a cleanup run (its budget the window) deletes expired keys, until the cleanup
+   * has finished or the consumer has run out of records. Alternating within one consumer run keeps
+   * the machine's other load, which drifts over minutes, out of the comparison.
    */
-  private double consume(
-      String bootstrap, Database db, Optional<CleanupWindow> cleanup, String label)
-      throws Exception {
+  private Windows consumeBesideTheCleanup(Database db) throws Exception {
+    String bootstrap = stack.kafka().bootstrapServers();
     String topic = "bench-retention-" + UUID.randomUUID().toString().substring(0, 8);
     produce(bootstrap, topic);
+    RetentionCleaner cleaner =
+        RetentionCleaner.builder(db.dataSource())
+            .pauseBetweenBatches(pause)
+            .runBudget(WINDOW)
+            .build();
+    Windows windows = new Windows();
     try (IdempotentConsumer consumer =
         IdempotentConsumer.builder()
             .kafka(
@@ -232,79 +236,47 @@ final class RetentionBench {
             .start()) {
       LongSupplier records = () -> consumer.stats().snapshot().records();
       await(records, WARM_UP_RECORDS);
-      long fromRecords = records.getAsLong();
-      long from = System.nanoTime();
-      if (cleanup.isEmpty()) {
-        await(records, messages);
-        double rate = (records.getAsLong() - fromRecords) / ((System.nanoTime() - from) / 1e9);
-        out.printf("%s: %.0f msg/s after the warm-up%n", label, rate);
-        return rate;
+      boolean cleaned = false;
+      long lastPair = 0;
+      // Stop while twice the last pair's records are left, so no window finds the consumer idle.
+      while (!cleaned && messages - records.getAsLong() > 2 * lastPair + WARM_UP_RECORDS) {
+        long before = records.getAsLong();
+        windows.without.measure(records, () -> sleep(WINDOW));
+        RetentionCleaner.Report[] report = new RetentionCleaner.Report[1];
+        windows.with.measure(records, () -> report[0] = cleaner.run());
+        windows.deleted += report[0].keysDeleted();
+        cleaned = report[0].complete();
+        lastPair = records.getAsLong() - before;
       }
-      CleanupWindow window = cleanup.get();
-      window.runBeside(records, messages);
-      double rate = (window.recordsAtOverlapEnd - fromRecords) / window.overlapSeconds();
-      out.printf("%s: %.0f msg/s while the cleanup ran%n", label, rate);
-      await(records, messages);
-      return rate;
     }
+    return windows;
   }
 
-  /**
-   * Runs cleanups back to back until one finishes its work, as a behind schedule does, and notes
-   * how far the consumer got meanwhile: the overlap ends with the cleanup or with the consumer's
-   * last record, whichever comes first.
-   */
-  private static final class CleanupWindow {
-    private final RetentionCleaner cleaner;
-    private long started;
-    private long ended;
-    private long deleted;
-    private int runs;
-    private long recordsAtOverlapEnd;
-    private long overlapEnd;
-    private double overlap;
+  /** The consumer's records and time in the windows with and without a cleanup. */
+  private static final class Windows {
+    final Window without = new Window();
+    final Window with = new Window();
+    long deleted;
+  }
 
-    CleanupWindow(RetentionCleaner cleaner) {
-      this.cleaner = cleaner;
-    }
+  private static final class Window {
+    private long records;
+    private long nanos;
 
-    void runBeside(LongSupplier records, long lastRecord) throws InterruptedException {
-      AtomicLong consumerDoneAt = new AtomicLong();
-      AtomicBoolean cleaning = new AtomicBoolean(true);
-      Thread watcher =
-          new Thread(
-              () -> {
-                while (cleaning.get() && records.getAsLong() < lastRecord) {
-                  sleep(Duration.ofMillis(5));
-                }
-                consumerDoneAt.compareAndSet(0, System.nanoTime());
-              },
-              "bench-consumer-watcher");
-      watcher.setDaemon(true);
-      watcher.start();
-      started = System.nanoTime();
-      RetentionCleaner.Report report;
-      do {
-        report = cleaner.run();
-        deleted += report.keysDeleted();
-        runs++;
-      } while (!report.complete());
-      ended = System.nanoTime();
-      long recordsAtEnd = Math.min(records.getAsLong(), lastRecord);
-      cleaning.set(false);
-      watcher.join();
-      boolean consumerFinishedFirst = consumerDoneAt.get() < ended;
-      overlapEnd = consumerFinishedFirst ? consumerDoneAt.get() : ended;
-      recordsAtOverlapEnd = consumerFinishedFirst ? lastRecord : recordsAtEnd;
-      overlap = (overlapEnd - started) / (double) (ended - started);
+    void measure(LongSupplier consumed, Runnable during) {
+      long fromRecords = consumed.getAsLong();
+      long from = System.nanoTime();
+      during.run();
+      nanos += System.nanoTime() - from;
+      records += consumed.getAsLong() - fromRecords;
     }
 
     double seconds() {
-      return (ended - started) / 1e9;
+      return nanos / 1e9;
     }
 
-    double overlapSeconds() {
-      return (overlapEnd - started) / 1e9;
+    double rate() {
+      return records / seconds();
     }
   }
 
