@@ -28,10 +28,20 @@ final class Bench {
   private final int repeat;
   private final boolean relayOnly;
   private final Optional<Path> json;
+  private final RetentionOptions retention;
   private final PrintStream out;
 
   /** The SQL micro-benchmark's options; {@code only} skips the consumer and relay figures. */
   record SqlOptions(int batchesPerRun, long inboxRows, OptionalInt fillfactor, boolean only) {}
+
+  /** The retention benchmark's options: {@code only} runs nothing else, {@code skip} not it. */
+  record RetentionOptions(
+      long expiredKeys,
+      Duration pause,
+      int messages,
+      Optional<RetentionBench.Intake> intake,
+      boolean only,
+      boolean skip) {}
 
   Bench(
       int messages,
@@ -42,6 +52,7 @@ final class Bench {
       int repeat,
       boolean relayOnly,
       Optional<Path> json,
+      RetentionOptions retention,
       PrintStream out) {
     this.messages = messages;
     this.relayEvents = relayEvents;
@@ -51,6 +62,7 @@ final class Bench {
     this.repeat = repeat;
     this.relayOnly = relayOnly;
     this.json = json;
+    this.retention = retention;
     this.out = out;
   }
 
@@ -58,13 +70,26 @@ final class Bench {
     BenchFigures figures = new BenchFigures();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
     try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment())) {
-      if (!relayOnly) {
-        new InboxSqlBench(
-                stack, sql.batchesPerRun(), sql.inboxRows(), sql.fillfactor(), repeat, figures, out)
-            .run();
-      }
-      if (!sql.only()) {
-        consumersAndRelay(stack, figures);
+      if (retention.only()) {
+        retention(stack, figures);
+      } else {
+        if (!relayOnly) {
+          new InboxSqlBench(
+                  stack,
+                  sql.batchesPerRun(),
+                  sql.inboxRows(),
+                  sql.fillfactor(),
+                  repeat,
+                  figures,
+                  out)
+              .run();
+        }
+        if (!sql.only()) {
+          consumersAndRelay(stack, figures);
+        }
+        if (!retention.skip() && !sql.only() && !relayOnly) {
+          retention(stack, figures);
+        }
       }
     }
     cpuAtStart.ifPresent(
@@ -81,6 +106,19 @@ final class Bench {
     if (json.isPresent()) {
       write(json.get(), figures);
     }
+  }
+
+  private void retention(DevStack stack, BenchFigures figures) throws Exception {
+    new RetentionBench(
+            stack,
+            retention.expiredKeys(),
+            retention.pause(),
+            retention.messages(),
+            repeat,
+            retention.intake(),
+            figures,
+            out)
+        .run();
   }
 
   private void consumersAndRelay(DevStack stack, BenchFigures figures) throws Exception {

@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
       "2. Inbox consumer throughput against no inbox (same handler) at 1 partition /",
       "   1 thread and 3 partitions / 3 threads, and a naive read-then-write check.",
       "3. Relay commit-to-Kafka latency at a fixed rate, and throughput draining",
-      "   a backlog against a plain KafkaProducer, split by stage."
+      "   a backlog against a plain KafkaProducer, split by stage.",
+      "4. Retention: the inbox consumer while a cleanup deletes expired keys,",
+      "   and a sustained intake of distinct keys with a one-second TTL."
     })
 final class BenchCommand implements Callable<Integer> {
   @Option(
@@ -96,6 +98,97 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--relay-only", description = "Run only the relay benchmark.")
   boolean relayOnly;
 
+  @Option(names = "--retention-only", description = "Run only the retention benchmark.")
+  boolean retentionOnly;
+
+  @Option(names = "--skip-retention", description = "Leave the retention benchmark out.")
+  boolean skipRetention;
+
+  @Option(
+      names = "--retention-expired-keys",
+      defaultValue = "1000000",
+      description =
+          "Expired keys the cleanup deletes beside the consumer; 0 skips that part"
+              + " (default ${DEFAULT-VALUE}).")
+  long retentionExpiredKeys;
+
+  @Option(
+      names = "--retention-pause",
+      defaultValue = "10ms",
+      converter = DurationConverter.class,
+      description =
+          "The cleanup's pause between batches beside the consumer; 0s lets it take all it can"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration retentionPause;
+
+  @Option(
+      names = "--retention-messages",
+      defaultValue = "200000",
+      description =
+          "Records produced for the consumer beside the cleanup; enough to outlast it"
+              + " (default ${DEFAULT-VALUE}).")
+  int retentionMessages;
+
+  @Option(
+      names = "--retention-intake-rate",
+      defaultValue = "11000",
+      description = "Sustained intake, distinct keys per second (default ${DEFAULT-VALUE}).")
+  int retentionIntakeRate;
+
+  @Option(
+      names = "--retention-intake-connections",
+      defaultValue = "4",
+      description = "Sustained intake, claiming connections (default ${DEFAULT-VALUE}).")
+  int retentionIntakeConnections;
+
+  @Option(
+      names = "--retention-intake-duration",
+      defaultValue = "40s",
+      converter = DurationConverter.class,
+      description =
+          "Sustained intake duration, e.g. 5m for a long run; 0s skips it"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration retentionIntakeDuration;
+
+  @Option(
+      names = "--retention-interval",
+      defaultValue = "1s",
+      converter = DurationConverter.class,
+      description = "Sustained intake: the cleanup schedule's interval (default ${DEFAULT-VALUE}).")
+  Duration retentionInterval;
+
+  private Bench.RetentionOptions retentionOptions() {
+    if (retentionExpiredKeys < 0
+        || retentionPause.isNegative()
+        || retentionMessages < 10_000
+        || retentionIntakeRate < 1
+        || retentionIntakeConnections < 1
+        || retentionIntakeDuration.isNegative()
+        || retentionInterval.isNegative()
+        || retentionInterval.isZero()) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this),
+          "--retention-expired-keys must be at least 0, --retention-pause not negative,"
+              + " --retention-messages at least 10000,"
+              + " --retention-intake-rate and --retention-intake-connections at least 1,"
+              + " --retention-intake-duration not negative, --retention-interval positive");
+    }
+    return new Bench.RetentionOptions(
+        retentionExpiredKeys,
+        retentionPause,
+        retentionMessages,
+        retentionIntakeDuration.isZero()
+            ? java.util.Optional.empty()
+            : java.util.Optional.of(
+                new RetentionBench.Intake(
+                    retentionIntakeRate,
+                    retentionIntakeConnections,
+                    retentionIntakeDuration,
+                    retentionInterval)),
+        retentionOnly,
+        skipRetention);
+  }
+
   @Override
   public Integer call() throws Exception {
     if (sqlBatches < 1
@@ -122,6 +215,7 @@ final class BenchCommand implements Callable<Integer> {
             repeat,
             relayOnly,
             Optional.ofNullable(json),
+            retentionOptions(),
             System.out)
         .run();
     return 0;

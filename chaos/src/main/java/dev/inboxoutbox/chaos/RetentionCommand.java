@@ -49,7 +49,7 @@ final class RetentionCommand implements Callable<Integer> {
           report.outboxRowsDeleted(),
           report.batches(),
           report.took().toMillis(),
-          report.complete() ? "" : " (stopped at the batch limit; run again)");
+          report.complete() ? "" : " (stopped at the run budget with work left; run again)");
     }
     return 0;
   }

@@ -6,7 +6,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -16,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Removes what retention says is expired, in bounded batches, each batch one statement committing
- * on its own. A run works through three steps, sharing {@link Builder#maxBatchesPerRun}:
+ * on its own. A run works through three {@linkplain Step steps} and goes on while they find full
+ * batches, until they are done or its {@link Builder#runBudget time budget} is spent:
  *
  * <ol>
  *   <li>inbox rows past {@code expires_at} are deleted, body and all;
@@ -29,6 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Expired keys go before bodies are pruned so that a row about to be deleted is not rewritten
  * first: an update is a new row version, and a backlog would double its WAL and bloat for nothing.
+ * The budget is shared fairly: each step gets an equal part of what is left, and time a step does
+ * not need goes to the others, so a backlog of keys never starves bodies or outbox rows. A run that
+ * ends behind says so ({@link Report#complete()}), and a {@link #schedule schedule} then starts the
+ * next run at once.
  *
  * <p>Every batch picks at most {@link Builder#batchSize} rows through the expiry indexes, oldest
  * first, and locks them with {@code FOR UPDATE SKIP LOCKED}: a row a consumer holds is passed over,
@@ -48,85 +57,38 @@ public final class RetentionCleaner {
 
   private static final Logger log = LoggerFactory.getLogger(RetentionCleaner.class);
 
-  // The run's steps and the preview share these, so a preview counts exactly what a run removes.
-  // A row is either deleted (its key expired) or pruned (its key stays), never both. A committed
-  // PROCESSING row past its key TTL is an abandoned claim and goes too; one whose transaction is
-  // still open is either invisible (not yet committed) or locked, and SKIP LOCKED passes it over.
-  private static final String KEY_EXPIRED = "expires_at <= now()";
-  private static final String OUTCOME_EXPIRED =
-      "outcome_pruned_at IS NULL AND outcome_expires_at <= now() AND expires_at > now()"
-          + " AND status <> 'PROCESSING'";
-  private static final String PUBLISHED_OUTBOX_EXPIRED =
-      "published_at IS NOT NULL AND created_at <= now() - make_interval(secs => ?)";
-
-  // The batch's rows are removed by ctid (a TID scan on the array), which stays cheap even when a
-  // generic plan cannot know the LIMIT; a join back to the table might then pick a full scan.
-  private static final String DELETE_EXPIRED_KEYS =
-      """
-      DELETE FROM inbox
-       WHERE ctid = ANY (ARRAY(
-               SELECT ctid FROM inbox
-                WHERE %s
-                ORDER BY expires_at
-                LIMIT ?
-                  FOR UPDATE SKIP LOCKED))
-      """
-          .formatted(KEY_EXPIRED);
-
-  private static final String PRUNE_EXPIRED_OUTCOMES =
-      """
-      UPDATE inbox
-         SET outcome_body = NULL, outcome_pruned_at = now()
-       WHERE ctid = ANY (ARRAY(
-               SELECT ctid FROM inbox
-                WHERE %s
-                ORDER BY outcome_expires_at
-                LIMIT ?
-                  FOR UPDATE SKIP LOCKED))
-      """
-          .formatted(OUTCOME_EXPIRED);
-
-  private static final String DELETE_PUBLISHED_OUTBOX_ROWS =
-      """
-      DELETE FROM outbox
-       WHERE ctid = ANY (ARRAY(
-               SELECT ctid FROM outbox
-                WHERE %s
-                ORDER BY created_at
-                LIMIT ?
-                  FOR UPDATE SKIP LOCKED))
-      """
-          .formatted(PUBLISHED_OUTBOX_EXPIRED);
-
-  private static final String OLDEST_REMAINING =
-      "(SELECT min(expires_at) FROM inbox) AS oldest_key_expiry,"
-          + " (SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL)"
-          + " AS oldest_published_outbox_row";
-
-  /** One statement, so every count comes from the same snapshot. */
+  /**
+   * One statement, so every count comes from the same snapshot. Exact counts, unlike a run's {@link
+   * Backlog}: a preview is asked for, not taken after every run.
+   */
   private static final String PREVIEW =
       """
       SELECT (SELECT count(*) FROM outbox WHERE %s) AS outbox_rows_to_delete,
              (SELECT count(*) FROM inbox WHERE %s) AS keys_to_delete,
              (SELECT count(*) FROM inbox WHERE %s) AS outcomes_to_prune,
-             %s
+             (SELECT min(expires_at) FROM inbox) AS oldest_key_expiry,
+             (SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL)
+               AS oldest_published_outbox_row
       """
-          .formatted(PUBLISHED_OUTBOX_EXPIRED, KEY_EXPIRED, OUTCOME_EXPIRED, OLDEST_REMAINING);
-
-  private static final String OLDEST = "SELECT " + OLDEST_REMAINING;
+          .formatted(
+              StepBatch.PUBLISHED_OUTBOX_EXPIRED, StepBatch.KEY_EXPIRED, StepBatch.OUTCOME_EXPIRED);
 
   private final DataSource dataSource;
   private final int batchSize;
   private final Duration outboxKeep;
-  private final int maxBatchesPerRun;
+  private final Duration runBudget;
   private final Duration pauseBetweenBatches;
+  private final Ticker ticker;
+  private final BacklogProbe backlogProbe;
 
   private RetentionCleaner(Builder builder) {
     this.dataSource = builder.dataSource;
     this.batchSize = builder.batchSize;
     this.outboxKeep = builder.outboxKeep;
-    this.maxBatchesPerRun = builder.maxBatchesPerRun;
+    this.runBudget = builder.runBudget;
     this.pauseBetweenBatches = builder.pauseBetweenBatches;
+    this.ticker = builder.ticker;
+    this.backlogProbe = new BacklogProbe(builder.outboxKeep);
   }
 
   /** A cleaner on {@code dataSource}, with the defaults each {@link Builder} setter states. */
@@ -135,9 +97,11 @@ public final class RetentionCleaner {
   }
 
   /**
-   * Runs this cleaner on one daemon thread: at once, then {@code interval} after each run ends, so
-   * runs never overlap. A failed run is logged and counted, and the next one comes on schedule.
-   * Close the schedule to stop it.
+   * Runs this cleaner on one daemon thread: at once, then {@code interval} after each run that
+   * finished its work, so runs never overlap. A run that ended behind (its budget spent with work
+   * left) is followed at once by the next, after only {@link Builder#pauseBetweenBatches}, so
+   * cleanup keeps pace with any intake the database can delete. A failed run is logged and counted,
+   * and the next one comes after {@code interval}. Close the schedule to stop it.
    */
   public Schedule schedule(Duration interval) {
     return schedule(interval, report -> {});
@@ -153,60 +117,57 @@ public final class RetentionCleaner {
   }
 
   /**
-   * Runs the three steps once on one connection, every batch committing on its own, then measures
-   * what is left. Logs one INFO line when anything was removed, DEBUG otherwise.
+   * Runs the three steps once on one connection, every batch committing on its own, until they are
+   * done or the {@link Builder#runBudget} is spent, then measures what is left. Logs one INFO line
+   * when anything was removed or the run ended behind, DEBUG otherwise.
    *
    * @throws RuntimeException if the database fails; batches committed before stay cleaned
    */
   public Report run() {
     long started = System.nanoTime();
-    BatchBudget budget = new BatchBudget();
-    long keysDeleted;
-    long outcomesPruned;
-    long outboxRowsDeleted;
-    Oldest oldest;
+    RunBudget budget = new RunBudget(runBudget, pauseBetweenBatches, ticker);
+    Map<Step, Long> removed = new EnumMap<>(Step.class);
+    Map<Step, Backlog> backlog;
     try (Connection connection = dataSource.getConnection()) {
       // Each batch its own transaction: its row locks and WAL are released before the next one.
       connection.setAutoCommit(true);
-      keysDeleted =
-          drain(
-              connection,
-              "deleting expired keys",
-              DELETE_EXPIRED_KEYS,
-              budget,
-              this::bindBatchSize);
-      outcomesPruned =
-          drain(
-              connection,
-              "pruning expired outcome bodies",
-              PRUNE_EXPIRED_OUTCOMES,
-              budget,
-              this::bindBatchSize);
-      outboxRowsDeleted =
-          drain(
-              connection,
-              "deleting published outbox rows",
-              DELETE_PUBLISHED_OUTBOX_ROWS,
-              budget,
-              statement -> {
-                statement.setDouble(1, seconds(outboxKeep));
-                statement.setInt(2, batchSize);
-              });
-      oldest = oldestRemaining(connection);
+      List<StepBatch> all = new ArrayList<>();
+      try {
+        for (Step step : Step.values()) {
+          all.add(StepBatch.prepare(connection, step, batchSize, outboxKeep));
+        }
+        List<StepBatch> pending = new ArrayList<>(all);
+        while (!pending.isEmpty() && budget.startPass()) {
+          int stepsLeft = pending.size();
+          for (Iterator<StepBatch> steps = pending.iterator(); steps.hasNext(); stepsLeft--) {
+            if (steps.next().drain(budget.slice(stepsLeft), budget)) {
+              steps.remove();
+            }
+          }
+        }
+      } finally {
+        for (StepBatch step : all) {
+          step.close();
+        }
+      }
+      for (StepBatch step : all) {
+        removed.put(step.step(), step.removed());
+      }
+      backlog = backlogProbe.measure(connection);
     } catch (SQLException e) {
       throw new RetentionException("retention could not open or close its database connection", e);
     }
+    boolean complete = budget.stopReason() == null;
     Report report =
         new Report(
-            outcomesPruned,
-            keysDeleted,
-            outboxRowsDeleted,
-            budget.used,
+            removed.get(Step.PRUNE_OUTCOME_BODIES),
+            removed.get(Step.DELETE_EXPIRED_KEYS),
+            removed.get(Step.DELETE_PUBLISHED_OUTBOX_ROWS),
+            budget.batches(),
             Duration.ofNanos(System.nanoTime() - started),
-            oldest.keyExpiry,
-            oldest.publishedOutboxRow,
-            budget.stopReason == null);
-    logRun(report, budget.stopReason);
+            complete,
+            backlog);
+    logRun(report, budget.stopReason());
     return report;
   }
 
@@ -225,125 +186,113 @@ public final class RetentionCleaner {
             row.getLong("outcomes_to_prune"),
             row.getLong("keys_to_delete"),
             row.getLong("outbox_rows_to_delete"),
-            instant(row, "oldest_key_expiry"),
-            instant(row, "oldest_published_outbox_row"));
+            BacklogProbe.instant(row, "oldest_key_expiry"),
+            BacklogProbe.instant(row, "oldest_published_outbox_row"));
       }
     } catch (SQLException e) {
       throw new RetentionException("retention failed previewing what a run would remove", e);
     }
   }
 
-  /** Runs batches of one step until one comes back short or the run's budget is spent. */
-  private long drain(
-      Connection connection, String step, String sql, BatchBudget budget, Binder binder) {
-    long removed = 0;
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
-      binder.bind(statement);
-      while (budget.startBatch()) {
-        int changed = statement.executeUpdate();
-        removed += changed;
-        if (changed < batchSize) {
-          break;
-        }
-      }
-      return removed;
-    } catch (SQLException e) {
-      throw new RetentionException(
-          "retention failed " + step + " (after " + removed + " rows in that step)", e);
-    }
-  }
-
-  private void bindBatchSize(PreparedStatement statement) throws SQLException {
-    statement.setInt(1, batchSize);
-  }
-
-  private Oldest oldestRemaining(Connection connection) {
-    try (PreparedStatement query = connection.prepareStatement(OLDEST);
-        ResultSet row = query.executeQuery()) {
-      row.next();
-      return new Oldest(
-          instant(row, "oldest_key_expiry"), instant(row, "oldest_published_outbox_row"));
-    } catch (SQLException e) {
-      throw new RetentionException("retention failed measuring the oldest remaining rows", e);
-    }
-  }
-
   private static void logRun(Report report, String stopReason) {
     String stopped =
         stopReason == null ? "" : " (stopped early: " + stopReason + "; the next run continues)";
-    if (report.rowsAffected() > 0) {
+    if (report.rowsAffected() > 0 || stopReason != null) {
       log.info(
           "retention deleted {} expired keys, pruned {} outcome bodies, deleted {} published outbox"
-              + " rows in {} batches, {} ms{}; oldest key expiry {},"
-              + " oldest published outbox row {}",
+              + " rows in {} batches, {} ms{}; overdue now: {}",
           report.keysDeleted(),
           report.outcomesPruned(),
           report.outboxRowsDeleted(),
           report.batches(),
           report.took().toMillis(),
           stopped,
-          report.oldestKeyExpiry().map(Instant::toString).orElse("none"),
-          report.oldestPublishedOutboxRow().map(Instant::toString).orElse("none"));
+          describe(report.backlog()));
     } else if (log.isDebugEnabled()) {
       log.debug(
-          "retention found nothing expired in {} batches, {} ms{}; oldest key expiry {},"
-              + " oldest published outbox row {}",
+          "retention found nothing expired in {} batches, {} ms; overdue now: {}",
           report.batches(),
           report.took().toMillis(),
-          stopped,
-          report.oldestKeyExpiry().map(Instant::toString).orElse("none"),
-          report.oldestPublishedOutboxRow().map(Instant::toString).orElse("none"));
+          describe(report.backlog()));
     }
   }
 
-  private static Optional<Instant> instant(ResultSet row, String column) throws SQLException {
-    return Optional.ofNullable(row.getObject(column, OffsetDateTime.class))
-        .map(OffsetDateTime::toInstant);
+  private static String describe(Map<Step, Backlog> backlog) {
+    Instant now = Instant.now();
+    StringBuilder text = new StringBuilder();
+    for (Step step : Step.values()) {
+      Backlog left = backlog.get(step);
+      text.append(text.isEmpty() ? "" : ", ")
+          .append(step.description.substring(step.description.indexOf(' ') + 1))
+          .append(' ')
+          .append(left.overdueRows())
+          .append(left.countCapped() ? "+" : "")
+          .append(" (oldest ")
+          .append(left.overdue(now).toSeconds())
+          .append(" s past due)");
+    }
+    return text.toString();
   }
 
-  private static double seconds(Duration duration) {
+  /** The pause a schedule leaves between a run that ended behind and the next. */
+  Duration pauseBetweenBatches() {
+    return pauseBetweenBatches;
+  }
+
+  static double seconds(Duration duration) {
     return duration.getSeconds() + duration.getNano() / 1e9;
   }
 
-  private interface Binder {
-    void bind(PreparedStatement statement) throws SQLException;
-  }
+  /** The three steps of a run, in the order a run takes them. */
+  public enum Step {
+    /** Inbox rows past {@code expires_at}, body and all. */
+    DELETE_EXPIRED_KEYS("deleting expired keys"),
+    /** Outcome bodies past {@code outcome_expires_at} on keys that stay. */
+    PRUNE_OUTCOME_BODIES("pruning expired outcome bodies"),
+    /** Published outbox rows older than {@link Builder#outboxKeep}. */
+    DELETE_PUBLISHED_OUTBOX_ROWS("deleting published outbox rows");
 
-  private record Oldest(Optional<Instant> keyExpiry, Optional<Instant> publishedOutboxRow) {}
+    private final String description;
 
-  /** Counts one run's batches against its limit and spaces them by the configured pause. */
-  private final class BatchBudget {
-    private int used;
-    private String stopReason;
-
-    /** Whether another batch may run now; once false, it stays false for the rest of the run. */
-    boolean startBatch() {
-      if (stopReason == null && used >= maxBatchesPerRun) {
-        stopReason = "maxBatchesPerRun (" + maxBatchesPerRun + ") reached";
-      }
-      if (stopReason == null && (Thread.currentThread().isInterrupted() || !pauseAfterFirst())) {
-        stopReason = "interrupted";
-      }
-      if (stopReason != null) {
-        return false;
-      }
-      used++;
-      return true;
+    Step(String description) {
+      this.description = description;
     }
 
-    private boolean pauseAfterFirst() {
-      Duration pause = pauseBetweenBatches;
-      if (used == 0 || pause.isZero()) {
-        return true;
-      }
-      try {
-        Thread.sleep(pause.toMillis());
-        return true;
-      } catch (InterruptedException e) {
-        // Whoever interrupted (Schedule.close) still needs to see it.
-        Thread.currentThread().interrupt();
-        return false;
-      }
+    String description() {
+      return description;
+    }
+  }
+
+  /**
+   * What one step has left after a run, measured cheaply: the overdue rows are counted only up to
+   * {@link #COUNT_LIMIT}, through the step's expiry index.
+   *
+   * @param overdueRows rows already due, at most {@link #COUNT_LIMIT}; at the limit there may be
+   *     many more. For {@link Step#PRUNE_OUTCOME_BODIES} this includes bodies on keys that are
+   *     themselves expired (the key step removes them with their row).
+   * @param oldestDue when the oldest row left for this step was or will be due; in the past means
+   *     the step is behind by that much (or a consumer held that row). Empty when nothing is left.
+   */
+  public record Backlog(long overdueRows, Optional<Instant> oldestDue) {
+
+    /** Overdue rows are counted up to this many per step, so the count stays cheap. */
+    public static final int COUNT_LIMIT = 100_000;
+
+    public Backlog {
+      Objects.requireNonNull(oldestDue, "oldestDue");
+    }
+
+    /** Whether the count stopped at {@link #COUNT_LIMIT}: at least that many rows are overdue. */
+    public boolean countCapped() {
+      return overdueRows >= COUNT_LIMIT;
+    }
+
+    /** How long past due the oldest row left is at {@code now}; zero when nothing is overdue. */
+    public Duration overdue(Instant now) {
+      return oldestDue
+          .filter(due -> due.isBefore(now))
+          .map(due -> Duration.between(due, now))
+          .orElse(Duration.ZERO);
     }
   }
 
@@ -351,12 +300,10 @@ public final class RetentionCleaner {
    * What one cleanup run did. A key row deleted with its body still in place counts as a deleted
    * key only, never also as a pruned outcome.
    *
-   * @param batches statements run, the final short (or empty) batch of each phase included
-   * @param oldestKeyExpiry the earliest {@code expires_at} left in the inbox afterwards; in the
-   *     past means cleanup is behind (or a consumer held that row)
-   * @param oldestPublishedOutboxRow the {@code created_at} of the oldest published outbox row left
-   * @param complete false when {@link Builder#maxBatchesPerRun} (or an interrupt) stopped the run
-   *     with work possibly left for the next one
+   * @param batches statements run, the final short (or empty) batch of each step included
+   * @param complete false when the {@link Builder#runBudget} (or an interrupt) stopped the run with
+   *     work possibly left; a schedule then starts the next run at once
+   * @param backlog what each step left, measured after the run
    */
   public record Report(
       long outcomesPruned,
@@ -364,26 +311,45 @@ public final class RetentionCleaner {
       long outboxRowsDeleted,
       int batches,
       Duration took,
-      Optional<Instant> oldestKeyExpiry,
-      Optional<Instant> oldestPublishedOutboxRow,
-      boolean complete) {
+      boolean complete,
+      Map<Step, Backlog> backlog) {
 
     public Report {
       Objects.requireNonNull(took, "took");
-      Objects.requireNonNull(oldestKeyExpiry, "oldestKeyExpiry");
-      Objects.requireNonNull(oldestPublishedOutboxRow, "oldestPublishedOutboxRow");
+      backlog = Map.copyOf(backlog);
+      for (Step step : Step.values()) {
+        if (!backlog.containsKey(step)) {
+          throw new IllegalArgumentException("report has no backlog for " + step);
+        }
+      }
     }
 
     /** Outcome bodies pruned plus rows deleted. */
     public long rowsAffected() {
       return outcomesPruned + keysDeleted + outboxRowsDeleted;
     }
+
+    /**
+     * The earliest {@code expires_at} left in the inbox afterwards; in the past means cleanup is
+     * behind (or a consumer held that row).
+     */
+    public Optional<Instant> oldestKeyExpiry() {
+      return backlog.get(Step.DELETE_EXPIRED_KEYS).oldestDue();
+    }
+
+    /** How far behind the step furthest behind is at {@code now}: zero when all keep up. */
+    public Duration overdue(Instant now) {
+      return backlog.values().stream()
+          .map(step -> step.overdue(now))
+          .max(Duration::compareTo)
+          .orElse(Duration.ZERO);
+    }
   }
 
   /**
    * What a cleanup run would remove at this moment, read in one snapshot without changing anything.
    * A real run may remove less: rows a consumer has locked are skipped, and {@link
-   * Builder#maxBatchesPerRun} may stop it first.
+   * Builder#runBudget} may stop it first.
    *
    * @param oldestKeyExpiry the earliest {@code expires_at} in the inbox now, before any cleanup
    * @param oldestPublishedOutboxRow the {@code created_at} of the oldest published outbox row now
@@ -427,14 +393,15 @@ public final class RetentionCleaner {
   public static final class Builder {
     public static final int DEFAULT_BATCH_SIZE = 1000;
     public static final Duration DEFAULT_OUTBOX_KEEP = Duration.ofDays(7);
-    public static final int DEFAULT_MAX_BATCHES_PER_RUN = 1000;
+    public static final Duration DEFAULT_RUN_BUDGET = Duration.ofSeconds(30);
     public static final Duration DEFAULT_PAUSE_BETWEEN_BATCHES = Duration.ZERO;
 
     private final DataSource dataSource;
     private int batchSize = DEFAULT_BATCH_SIZE;
     private Duration outboxKeep = DEFAULT_OUTBOX_KEEP;
-    private int maxBatchesPerRun = DEFAULT_MAX_BATCHES_PER_RUN;
+    private Duration runBudget = DEFAULT_RUN_BUDGET;
     private Duration pauseBetweenBatches = DEFAULT_PAUSE_BETWEEN_BATCHES;
+    private Ticker ticker = Ticker.SYSTEM;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -468,15 +435,18 @@ public final class RetentionCleaner {
     }
 
     /**
-     * Bounds one run over all phases; what is left waits for the next run. Default {@value
-     * #DEFAULT_MAX_BATCHES_PER_RUN}.
+     * How long one run may go on while its steps keep finding full batches; a batch already started
+     * finishes, so a run can exceed this by about one batch. The time is shared fairly between the
+     * steps. What is left when it is spent is taken by the next run, which a schedule starts at
+     * once. Pauses between batches count as part of the run. Default 30 seconds.
      */
-    public Builder maxBatchesPerRun(int maxBatchesPerRun) {
-      if (maxBatchesPerRun <= 0) {
+    public Builder runBudget(Duration runBudget) {
+      Objects.requireNonNull(runBudget, "runBudget");
+      if (runBudget.isNegative() || runBudget.isZero()) {
         throw new IllegalArgumentException(
-            "retention maxBatchesPerRun must be positive; was " + maxBatchesPerRun);
+            "retention runBudget must be positive; was " + runBudget);
       }
-      this.maxBatchesPerRun = maxBatchesPerRun;
+      this.runBudget = runBudget;
       return this;
     }
 
@@ -491,6 +461,12 @@ public final class RetentionCleaner {
             "retention pauseBetweenBatches must not be negative; was " + pauseBetweenBatches);
       }
       this.pauseBetweenBatches = pauseBetweenBatches;
+      return this;
+    }
+
+    /** Tests drive the budget and the pauses with their own clock. */
+    Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

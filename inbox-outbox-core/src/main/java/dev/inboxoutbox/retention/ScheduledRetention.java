@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,8 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link RetentionCleaner} on one daemon thread: right after {@link #start()}, then {@code
- * interval} after each run ends, so runs never overlap. A failed run is logged and counted, and the
- * next one comes on schedule.
+ * interval} after each run that finished its work, so runs never overlap. A run that ended behind
+ * is followed by the next one after only the cleaner's pause between batches: the schedule keeps
+ * cleaning as long as there is a backlog. A failed run is logged and counted, and the next one
+ * comes after {@code interval}.
  */
 final class ScheduledRetention implements RetentionCleaner.Schedule {
 
@@ -60,7 +63,7 @@ final class ScheduledRetention implements RetentionCleaner.Schedule {
           "retention scheduler already " + (closed ? "closed" : "started"));
     }
     started = true;
-    executor.scheduleWithFixedDelay(this::runOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    executor.execute(this::runOnce);
     return this;
   }
 
@@ -80,21 +83,40 @@ final class ScheduledRetention implements RetentionCleaner.Schedule {
   }
 
   private void runOnce() {
-    RetentionCleaner.Report report;
+    Duration next = interval;
     try {
-      report = cleaner.run();
+      RetentionCleaner.Report report = cleaner.run();
+      lastReport.set(report);
+      runs.incrementAndGet();
+      if (!report.complete()) {
+        next = cleaner.pauseBetweenBatches();
+      }
+      try {
+        listener.accept(report);
+      } catch (RuntimeException e) {
+        log.warn("retention report listener failed", e);
+      }
     } catch (RuntimeException e) {
-      // Rethrowing would cancel every later run of a fixed-delay schedule.
       failures.incrementAndGet();
       log.warn("retention run failed; next attempt in {}", interval, e);
-      return;
+    } finally {
+      scheduleNext(next);
     }
-    lastReport.set(report);
-    runs.incrementAndGet();
+  }
+
+  private void scheduleNext(Duration delay) {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+    }
     try {
-      listener.accept(report);
-    } catch (RuntimeException e) {
-      log.warn("retention report listener failed", e);
+      executor.schedule(this::runOnce, delay.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      if (!executor.isShutdown()) {
+        throw e;
+      }
+      // Closed between the check and the call: nothing more to run.
     }
   }
 

@@ -21,6 +21,8 @@
  * dev.inboxoutbox.retention.RetentionCleaner.Builder#outboxKeep}; unpublished ones never are.
  *
  * <p>{@link dev.inboxoutbox.retention.RetentionCleaner} does the work in short batches that skip
- * locked rows; {@link dev.inboxoutbox.retention.RetentionCleaner#schedule} runs it periodically.
+ * locked rows, for as long as a run's time budget allows, shared fairly between the steps; {@link
+ * dev.inboxoutbox.retention.RetentionCleaner#schedule} runs it periodically, and back to back while
+ * a backlog lasts.
  */
 package dev.inboxoutbox.retention;

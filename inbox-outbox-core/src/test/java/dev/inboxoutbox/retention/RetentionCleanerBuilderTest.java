@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 class RetentionCleanerBuilderTest {
 
   @Test
-  void defaultsAreBatchesOfAThousandSevenDaysOfPublishedOutboxAndNoPause() {
+  void defaultsAreBatchesOfAThousandSevenDaysOfPublishedOutboxHalfAMinutePerRunAndNoPause() {
     assertThat(RetentionCleaner.Builder.DEFAULT_BATCH_SIZE).isEqualTo(1000);
     assertThat(RetentionCleaner.Builder.DEFAULT_OUTBOX_KEEP).isEqualTo(Duration.ofDays(7));
-    assertThat(RetentionCleaner.Builder.DEFAULT_MAX_BATCHES_PER_RUN).isEqualTo(1000);
+    assertThat(RetentionCleaner.Builder.DEFAULT_RUN_BUDGET).isEqualTo(Duration.ofSeconds(30));
     assertThat(RetentionCleaner.Builder.DEFAULT_PAUSE_BETWEEN_BATCHES).isEqualTo(Duration.ZERO);
   }
 
@@ -38,10 +38,16 @@ class RetentionCleanerBuilderTest {
   }
 
   @Test
-  void maxBatchesPerRunMustBePositive() {
-    assertThatThrownBy(() -> builder().maxBatchesPerRun(0))
+  void theRunBudgetMustBePositive() {
+    assertThatThrownBy(() -> builder().runBudget(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("retention maxBatchesPerRun must be positive; was 0");
+        .hasMessage("retention runBudget must be positive; was PT0S");
+    assertThatThrownBy(() -> builder().runBudget(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("runBudget");
+    assertThatThrownBy(() -> builder().runBudget(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("runBudget");
   }
 
   @Test

@@ -43,6 +43,8 @@ import org.junit.jupiter.api.Timeout;
 class RetentionIT {
 
   private static final Duration PATIENCE = Duration.ofSeconds(30);
+  private static final Duration RUN_BUDGET = Duration.ofMillis(100);
+  private static final Duration PAUSE = Duration.ofMillis(10);
   private static final Scope ORDERS = Scope.of("order-consumer");
   private static final String SEEDED_JSON = "{\"seeded\":true}";
   private static final String SEEDED_HASH =
@@ -131,8 +133,10 @@ class RetentionIT {
     assertThat(outboxCount("recent-")).isEqualTo(4);
 
     assertThat(report.oldestKeyExpiry()).contains(instant("SELECT min(expires_at) FROM inbox"));
-    assertThat(report.oldestPublishedOutboxRow())
-        .contains(instant("SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL"));
+    assertThat(report.backlog().get(RetentionCleaner.Step.DELETE_PUBLISHED_OUTBOX_ROWS).oldestDue())
+        .contains(
+            instant("SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL")
+                .plus(RetentionCleaner.Builder.DEFAULT_OUTBOX_KEEP));
 
     RetentionCleaner.Report again = cleaner.run();
     assertThat(again.rowsAffected()).isZero();
@@ -210,7 +214,10 @@ class RetentionIT {
                 afterwards.outboxRowsToDelete()))
         .containsOnly(0L);
     assertThat(afterwards.oldestKeyExpiry()).isEqualTo(report.oldestKeyExpiry());
-    assertThat(afterwards.oldestPublishedOutboxRow()).isEqualTo(report.oldestPublishedOutboxRow());
+    assertThat(afterwards.oldestPublishedOutboxRow())
+        .map(created -> created.plus(RetentionCleaner.Builder.DEFAULT_OUTBOX_KEEP))
+        .isEqualTo(
+            report.backlog().get(RetentionCleaner.Step.DELETE_PUBLISHED_OUTBOX_ROWS).oldestDue());
   }
 
   @Test
@@ -223,7 +230,8 @@ class RetentionIT {
     assertThat(report.outboxRowsDeleted()).isEqualTo(5 + 2 + 4);
     assertThat(count("SELECT count(*) FROM outbox")).isEqualTo(3);
     assertThat(outboxCount("old-unpublished-")).isEqualTo(3);
-    assertThat(report.oldestPublishedOutboxRow()).isEmpty();
+    assertThat(report.backlog().get(RetentionCleaner.Step.DELETE_PUBLISHED_OUTBOX_ROWS).oldestDue())
+        .isEmpty();
   }
 
   @Test
@@ -351,44 +359,106 @@ class RetentionIT {
   }
 
   @Test
-  void aRunStopsAtMaxBatchesPerRunAndSaysSo() throws SQLException {
+  void aRunStopsWhenItsTimeBudgetIsSpentAndTheNextRunsFinishTheWork() {
     RetentionCleaner.Preview preview = cleaner().build().preview();
+    RetentionCleaner cutShort = onTheTicker(cleaner().batchSize(1), RUN_BUDGET).build();
 
-    RetentionCleaner.Report first = cleaner().batchSize(10).maxBatchesPerRun(1).build().run();
+    RetentionCleaner.Report first = cutShort.run();
 
     assertThat(first.complete()).isFalse();
-    assertThat(first.batches()).isEqualTo(1);
-    assertThat(first.keysDeleted()).isEqualTo(10);
-    assertThat(first.outcomesPruned()).isZero();
-    assertThat(first.outboxRowsDeleted()).isZero();
-
-    RetentionCleaner.Report rest = cleaner().build().run();
-
-    assertThat(rest.complete()).isTrue();
-    assertThat(first.keysDeleted() + rest.keysDeleted()).isEqualTo(preview.keysToDelete());
-    assertThat(first.outcomesPruned() + rest.outcomesPruned()).isEqualTo(preview.outcomesToPrune());
-    assertThat(first.outboxRowsDeleted() + rest.outboxRowsDeleted())
+    assertThat(first.rowsAffected()).isPositive().isLessThan(preview.keysToDelete());
+    List<RetentionCleaner.Report> reports = new ArrayList<>(List.of(first));
+    while (!reports.get(reports.size() - 1).complete()) {
+      reports.add(cutShort.run());
+    }
+    assertThat(reports.stream().mapToLong(RetentionCleaner.Report::keysDeleted).sum())
+        .isEqualTo(preview.keysToDelete());
+    assertThat(reports.stream().mapToLong(RetentionCleaner.Report::outcomesPruned).sum())
+        .isEqualTo(preview.outcomesToPrune());
+    assertThat(reports.stream().mapToLong(RetentionCleaner.Report::outboxRowsDeleted).sum())
         .isEqualTo(preview.outboxRowsToDelete());
   }
 
   @Test
-  void aBudgetThatEndsBeforeTheLastStepLeavesTheRunIncomplete() {
-    // With batches of 7 the whole run takes 8 (keys) + 4 (bodies) + 1 (outbox) = 13 batches.
-    RetentionCleaner.Report shortByOne = cleaner().batchSize(7).maxBatchesPerRun(12).build().run();
+  void aRunCutShortStillGivesEveryStepAShare() {
+    RetentionCleaner.Report cutShort =
+        onTheTicker(cleaner().batchSize(1), RUN_BUDGET).build().run();
 
-    assertThat(shortByOne.complete()).isFalse();
-    assertThat(shortByOne.batches()).isEqualTo(12);
-    assertThat(shortByOne.keysDeleted()).isEqualTo(EXPIRED_KEYS);
-    assertThat(shortByOne.outcomesPruned()).isEqualTo(EXPIRED_OUTCOMES);
-    assertThat(shortByOne.outboxRowsDeleted()).as("the outbox step never started").isZero();
+    assertThat(cutShort.complete()).isFalse();
+    assertThat(cutShort.keysDeleted()).isPositive().isLessThan(EXPIRED_KEYS);
+    assertThat(cutShort.outcomesPruned()).as("bodies pruned").isPositive();
+    assertThat(cutShort.outboxRowsDeleted()).as("outbox rows deleted").isPositive();
+  }
 
-    // Now one (empty) batch per step is exactly enough.
-    RetentionCleaner.Report exactlyEnough =
-        cleaner().batchSize(7).maxBatchesPerRun(3).build().run();
+  @Test
+  void timeAFinishedStepDoesNotNeedGoesToTheStepsStillBehind() throws SQLException {
+    cleaner().build().run();
+    execute(
+        inboxRows(
+            "backlog-",
+            500,
+            "COMPLETED",
+            "now() - interval '3 hours'",
+            "now() - interval '2 hours'"));
 
-    assertThat(exactlyEnough.batches()).isEqualTo(3);
-    assertThat(exactlyEnough.outboxRowsDeleted()).isEqualTo(EXPIRED_OUTBOX_ROWS);
-    assertThat(exactlyEnough.complete()).isTrue();
+    RetentionCleaner.Report run = onTheTicker(cleaner().batchSize(1), RUN_BUDGET).build().run();
+
+    long batchesInAThirdOfTheRun = RUN_BUDGET.dividedBy(PAUSE) / 3 + 1;
+    assertThat(run.complete()).isFalse();
+    assertThat(run.keysDeleted())
+        .as("keys get the run's time the other, finished steps left")
+        .isGreaterThan(2 * batchesInAThirdOfTheRun - 1);
+  }
+
+  @Test
+  void aScheduleThatEndsBehindStartsTheNextRunAtOnce() {
+    RetentionCleaner cutShort = onTheTicker(cleaner().batchSize(1), RUN_BUDGET).build();
+    try (RetentionCleaner.Schedule schedule = cutShort.schedule(Duration.ofHours(1))) {
+      await("everything expired removed by back-to-back runs")
+          .atMost(PATIENCE)
+          .until(() -> cleaner().build().preview().keysToDelete() == 0);
+      assertThat(schedule.runs()).isGreaterThan(1);
+    }
+  }
+
+  @Test
+  void theReportShowsEachStepsBacklogAndHowFarBehindItIs() throws SQLException {
+    execute(
+        inboxRows(
+            "backlog-",
+            500,
+            "COMPLETED",
+            "now() - interval '3 hours'",
+            "now() - interval '2 hours'"));
+    Instant keyDue = instant("SELECT min(expires_at) FROM inbox");
+
+    RetentionCleaner.Report behind = onTheTicker(cleaner().batchSize(1), RUN_BUDGET).build().run();
+
+    RetentionCleaner.Backlog keys = behind.backlog().get(RetentionCleaner.Step.DELETE_EXPIRED_KEYS);
+    assertThat(keys.overdueRows()).isEqualTo(500 + EXPIRED_KEYS - behind.keysDeleted());
+    assertThat(keys.countCapped()).isFalse();
+    assertThat(keys.oldestDue()).contains(keyDue);
+    assertThat(keys.overdue(Instant.now())).isGreaterThan(Duration.ofMinutes(59));
+    assertThat(behind.overdue(Instant.now())).isGreaterThan(Duration.ofMinutes(59));
+    assertThat(behind.backlog().get(RetentionCleaner.Step.PRUNE_OUTCOME_BODIES).overdueRows())
+        .as("bodies on keys not yet deleted count too")
+        .isEqualTo(
+            count(
+                "SELECT count(*) FROM inbox WHERE outcome_pruned_at IS NULL"
+                    + " AND status <> 'PROCESSING' AND outcome_expires_at <= now()"));
+
+    RetentionCleaner.Report caughtUp = cleaner().build().run();
+
+    assertThat(caughtUp.complete()).isTrue();
+    assertThat(caughtUp.backlog().values())
+        .allSatisfy(left -> assertThat(left.overdueRows()).isZero());
+    assertThat(caughtUp.overdue(Instant.now())).isEqualTo(Duration.ZERO);
+    assertThat(
+            caughtUp.backlog().get(RetentionCleaner.Step.DELETE_PUBLISHED_OUTBOX_ROWS).oldestDue())
+        .as("the oldest kept published row is due outbox-keep after its creation")
+        .contains(
+            instant("SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL")
+                .plus(RetentionCleaner.Builder.DEFAULT_OUTBOX_KEEP));
   }
 
   @Test
@@ -429,6 +499,29 @@ class RetentionIT {
     }
     // Closing interrupts a run that has started meanwhile, which then reports itself incomplete.
     assertThat(finishedBeforeTheClose).allSatisfy(report -> assertThat(report.complete()).isTrue());
+  }
+
+  /** The run's clock moves only by the pauses, so what fits in a budget is the same every time. */
+  private static RetentionCleaner.Builder onTheTicker(
+      RetentionCleaner.Builder builder, Duration budget) {
+    return builder.runBudget(budget).pauseBetweenBatches(PAUSE).ticker(new PauseDrivenTicker());
+  }
+
+  private static final class PauseDrivenTicker implements Ticker {
+    private final AtomicLong now = new AtomicLong();
+
+    @Override
+    public long nanoTime() {
+      return now.get();
+    }
+
+    @Override
+    public void sleep(Duration pause) throws InterruptedException {
+      if (Thread.interrupted()) {
+        throw new InterruptedException("closed");
+      }
+      now.addAndGet(pause.toNanos());
+    }
   }
 
   private RetentionCleaner.Builder cleaner() {

@@ -185,7 +185,7 @@ public class InboxOutboxAutoConfiguration {
     InboxOutboxProperties.Retention retention = properties.retention();
     return RetentionCleaner.builder(dataSource)
         .batchSize(retention.batchSize())
-        .maxBatchesPerRun(retention.maxBatchesPerRun())
+        .runBudget(retention.runBudget())
         .pauseBetweenBatches(retention.pauseBetweenBatches())
         .outboxKeep(retention.outboxKeep())
         .build();

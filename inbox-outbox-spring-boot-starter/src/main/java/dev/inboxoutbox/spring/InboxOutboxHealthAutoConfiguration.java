@@ -1,6 +1,7 @@
 package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.relay.OutboxRelay;
+import dev.inboxoutbox.retention.RetentionCleaner;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -11,8 +12,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Health indicators where Actuator health is present: the relay's ({@code
- * /actuator/health/outboxRelay}) and the idempotent consumers' ({@code
- * /actuator/health/idempotentConsumers}).
+ * /actuator/health/outboxRelay}), the idempotent consumers' ({@code
+ * /actuator/health/idempotentConsumers}) and retention's ({@code /actuator/health/retention}).
  */
 @AutoConfiguration(
     after = {InboxOutboxAutoConfiguration.class, InboxOutboxRelayAutoConfiguration.class})
@@ -25,6 +26,15 @@ public class InboxOutboxHealthAutoConfiguration {
   IdempotentConsumersHealthIndicator idempotentConsumersHealthIndicator(
       IdempotentConsumers consumers) {
     return new IdempotentConsumersHealthIndicator(consumers);
+  }
+
+  /** Only where this application runs the cleanup: another instance's backlog is not its own. */
+  @Bean
+  @ConditionalOnBean({RetentionCleaner.class, RetentionTotals.class})
+  @ConditionalOnMissingBean(name = "retentionHealthIndicator")
+  RetentionHealthIndicator retentionHealthIndicator(
+      RetentionTotals totals, InboxOutboxProperties properties) {
+    return new RetentionHealthIndicator(totals, properties.retention().overdueThreshold());
   }
 
   /** Only with inbox-outbox-relay-debezium on the classpath. */

@@ -6,6 +6,7 @@ import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.RelayLag;
 import dev.inboxoutbox.relay.RelayState;
+import dev.inboxoutbox.retention.RetentionCleaner;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -208,9 +209,24 @@ public class InboxOutboxMetricsAutoConfiguration {
         "time spent in retention runs",
         totals,
         RetentionTotals::secondsSpent);
+    counter(
+        registry,
+        "iox.retention.runs.behind",
+        "runs whose time budget was spent with work left",
+        totals,
+        RetentionTotals::runsBehind);
     Gauge.builder("iox.retention.overdue.seconds", totals, RetentionTotals::overdueSeconds)
-        .description("how far past its expiry the oldest remaining key is (0 = keeping up)")
+        .description(
+            "how far past due the oldest row left by the step furthest behind is (0 = keeping up)")
         .register(registry);
+    for (RetentionCleaner.Step step : RetentionCleaner.Step.values()) {
+      Gauge.builder("iox.retention.overdue.rows", totals, t -> t.overdueRows(step))
+          .description(
+              "overdue rows the latest run left, counted up to "
+                  + RetentionCleaner.Backlog.COUNT_LIMIT)
+          .tag("step", RetentionHealthIndicator.stepName(step))
+          .register(registry);
+    }
   }
 
   static <T> void counter(

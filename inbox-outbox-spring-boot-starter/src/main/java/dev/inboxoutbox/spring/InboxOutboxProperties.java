@@ -177,17 +177,50 @@ public record InboxOutboxProperties(
    *
    * @param enabled Run the cleanup in this application (safe on several instances: batches skip
    *     locked rows).
-   * @param interval Pause between two runs.
+   * @param interval Pause after a run that finished its work; a run that ended behind is followed
+   *     at once (after pause-between-batches).
    * @param batchSize Rows per batch (each its own transaction).
-   * @param maxBatchesPerRun Bound on one run.
-   * @param pauseBetweenBatches Sleep between batches.
+   * @param runBudget How long one run may go on while it finds full batches, shared fairly between
+   *     expired keys, outcome bodies and published outbox rows.
+   * @param pauseBetweenBatches Sleep between batches, and between a run that ended behind and the
+   *     next.
    * @param outboxKeep How long published outbox rows are kept.
+   * @param overdueThreshold The retention health is DOWN once a step's oldest due row is overdue by
+   *     more than this; unset, three intervals. Must be longer than the interval: between two runs
+   *     rows fall due and wait up to one interval even while cleanup keeps up.
    */
   public record Retention(
       @DefaultValue("true") boolean enabled,
       @DefaultValue("5m") Duration interval,
       @DefaultValue("1000") int batchSize,
-      @DefaultValue("1000") int maxBatchesPerRun,
+      @DefaultValue("30s") Duration runBudget,
       @DefaultValue("0") Duration pauseBetweenBatches,
-      @DefaultValue("7d") Duration outboxKeep) {}
+      @DefaultValue("7d") Duration outboxKeep,
+      Duration overdueThreshold) {
+
+    public Retention {
+      requirePositive("interval", interval);
+      requirePositive("run-budget", runBudget);
+      if (overdueThreshold == null) {
+        overdueThreshold = interval.multipliedBy(3);
+      }
+      requirePositive("overdue-threshold", overdueThreshold);
+      if (overdueThreshold.compareTo(interval) <= 0) {
+        throw new IllegalArgumentException(
+            "inbox-outbox.retention.overdue-threshold ("
+                + overdueThreshold
+                + ") must be longer than inbox-outbox.retention.interval ("
+                + interval
+                + "): between two runs rows fall due and wait up to one interval even while"
+                + " cleanup keeps up");
+      }
+    }
+
+    private static void requirePositive(String property, Duration value) {
+      if (value == null || value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(
+            "inbox-outbox.retention." + property + " must be positive; was " + value);
+      }
+    }
+  }
 }

@@ -8,10 +8,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
-/** Sums of every retention run since start-up, for metrics. */
+/** Sums of every retention run since start-up, and the backlog the latest left, for metrics. */
 public final class RetentionTotals implements Consumer<RetentionCleaner.Report> {
 
   private final AtomicLong runs = new AtomicLong();
+  private final AtomicLong runsBehind = new AtomicLong();
   private final AtomicLong outcomesPruned = new AtomicLong();
   private final AtomicLong keysDeleted = new AtomicLong();
   private final AtomicLong outboxRowsDeleted = new AtomicLong();
@@ -21,6 +22,9 @@ public final class RetentionTotals implements Consumer<RetentionCleaner.Report> 
   @Override
   public void accept(RetentionCleaner.Report report) {
     runs.incrementAndGet();
+    if (!report.complete()) {
+      runsBehind.incrementAndGet();
+    }
     outcomesPruned.addAndGet(report.outcomesPruned());
     keysDeleted.addAndGet(report.keysDeleted());
     outboxRowsDeleted.addAndGet(report.outboxRowsDeleted());
@@ -30,6 +34,11 @@ public final class RetentionTotals implements Consumer<RetentionCleaner.Report> 
 
   public long runs() {
     return runs.get();
+  }
+
+  /** Runs whose budget was spent with work left (each followed at once by the next). */
+  public long runsBehind() {
+    return runsBehind.get();
   }
 
   public long outcomesPruned() {
@@ -52,11 +61,20 @@ public final class RetentionTotals implements Consumer<RetentionCleaner.Report> 
     return Optional.ofNullable(last.get());
   }
 
-  /** How far past its expiry the oldest key still is: 0 when cleanup keeps up. */
+  /**
+   * How far past due the oldest row left by the step furthest behind is now: 0 when cleanup keeps
+   * up. Between two runs it grows up to about one interval, as rows fall due and wait for the next.
+   */
   public double overdueSeconds() {
-    return last()
-        .flatMap(RetentionCleaner.Report::oldestKeyExpiry)
-        .map(expiry -> Math.max(0, Duration.between(expiry, Instant.now()).toMillis() / 1000.0))
-        .orElse(0.0);
+    return last().map(report -> seconds(report.overdue(Instant.now()))).orElse(0.0);
+  }
+
+  /** Overdue rows the latest run left for {@code step}, counted up to the backlog's limit. */
+  public long overdueRows(RetentionCleaner.Step step) {
+    return last().map(report -> report.backlog().get(step).overdueRows()).orElse(0L);
+  }
+
+  static double seconds(Duration duration) {
+    return duration.toMillis() / 1000.0;
   }
 }

@@ -9,13 +9,17 @@ import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import java.time.Duration;
 import javax.sql.DataSource;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** The starter's conditions whose beans use the database: the schema and the retention schedule. */
 class InboxOutboxAutoConfigurationIT {
@@ -80,6 +84,60 @@ class InboxOutboxAutoConfigurationIT {
                   .atMost(Duration.ofSeconds(30))
                   .until(() -> totals.runs() >= 1);
             });
+  }
+
+  @Test
+  void theRetentionHealthIsDownWhileCleanupIsBehindByMoreThanTheThresholdAndUpOnceCaughtUp() {
+    ApplicationContextRunner withHealth =
+        app.withConfiguration(AutoConfigurations.of(InboxOutboxHealthAutoConfiguration.class))
+            .withPropertyValues(
+                "inbox-outbox.retention.interval=1m",
+                "inbox-outbox.retention.overdue-threshold=10m");
+    // Migrates the schema and leaves an empty inbox behind.
+    withHealth.withPropertyValues("inbox-outbox.retention.enabled=false").run(context -> {});
+    new JdbcTemplate(database.dataSource())
+        .execute(
+            """
+        INSERT INTO inbox (operation, idempotency_key, request_hash, status, outcome_kind,
+                           outcome_body, outcome_expires_at, expires_at)
+        SELECT 'orders', 'expired-' || g, repeat('0', 64), 'COMPLETED', 'SUCCESS', '{}'::jsonb,
+               now() - interval '2 hours', now() - interval '1 hour'
+          FROM generate_series(1, 200) g
+        """);
+
+    // One row per step and a pause before each: every run ends behind, the keys an hour overdue.
+    withHealth
+        .withPropertyValues(
+            "inbox-outbox.retention.batch-size=1",
+            "inbox-outbox.retention.run-budget=1ms",
+            "inbox-outbox.retention.pause-between-batches=1s")
+        .run(
+            context -> {
+              RetentionTotals totals = context.getBean(RetentionTotals.class);
+              await("the first run").atMost(Duration.ofSeconds(30)).until(() -> totals.runs() >= 1);
+              Health health = context.getBean(RetentionHealthIndicator.class).health(true);
+              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(health.getDetails()).containsEntry("state", "BEHIND");
+              assertThat(health.getDetails().get("keys"))
+                  .asInstanceOf(InstanceOfAssertFactories.MAP)
+                  .hasEntrySatisfying(
+                      "overdueRows", rows -> assertThat((Long) rows).isBetween(150L, 199L))
+                  .containsEntry("overdueRowsCapped", false)
+                  .hasEntrySatisfying(
+                      "overdueSeconds", seconds -> assertThat((Long) seconds).isGreaterThan(3500));
+            });
+
+    withHealth.run(
+        context -> {
+          RetentionTotals totals = context.getBean(RetentionTotals.class);
+          await("a run that caught up")
+              .atMost(Duration.ofSeconds(30))
+              .until(() -> totals.runs() >= 1);
+          Health health = context.getBean(RetentionHealthIndicator.class).health(true);
+          assertThat(health.getStatus()).isEqualTo(Status.UP);
+          assertThat(health.getDetails()).containsEntry("state", "KEEPING_UP");
+          assertThat(totals.overdueRows(RetentionCleaner.Step.DELETE_EXPIRED_KEYS)).isZero();
+        });
   }
 
   @Configuration(proxyBeanMethods = false)

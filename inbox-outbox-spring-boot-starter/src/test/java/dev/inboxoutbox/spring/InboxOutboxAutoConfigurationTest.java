@@ -124,6 +124,7 @@ class InboxOutboxAutoConfigurationTest {
             assertThat(context)
                 .doesNotHaveBean(RetentionCleaner.class)
                 .doesNotHaveBean(RetentionLifecycle.class)
+                .doesNotHaveBean("retentionHealthIndicator")
                 .hasSingleBean(RetentionTotals.class));
   }
 

@@ -64,9 +64,10 @@ class InboxOutboxPropertiesTest {
             "inbox-outbox.retention.enabled=false",
             "inbox-outbox.retention.interval=10m",
             "inbox-outbox.retention.batch-size=250",
-            "inbox-outbox.retention.max-batches-per-run=40",
+            "inbox-outbox.retention.run-budget=5s",
             "inbox-outbox.retention.pause-between-batches=100ms",
             "inbox-outbox.retention.outbox-keep=2d",
+            "inbox-outbox.retention.overdue-threshold=45m",
             "inbox-outbox.http.key-header=X-Request-Key",
             "inbox-outbox.http.tenant-header=X-Tenant",
             "inbox-outbox.http.replayed-headers=Location,ETag",
@@ -128,9 +129,10 @@ class InboxOutboxPropertiesTest {
                           false,
                           Duration.ofMinutes(10),
                           250,
-                          40,
+                          Duration.ofSeconds(5),
                           Duration.ofMillis(100),
-                          Duration.ofDays(2)));
+                          Duration.ofDays(2),
+                          Duration.ofMinutes(45)));
               assertThat(started.getBean(HttpIdempotencyProperties.class))
                   .isEqualTo(
                       new HttpIdempotencyProperties(
@@ -187,7 +189,13 @@ class InboxOutboxPropertiesTest {
           assertThat(properties.retention())
               .isEqualTo(
                   new InboxOutboxProperties.Retention(
-                      true, Duration.ofMinutes(5), 1000, 1000, Duration.ZERO, Duration.ofDays(7)));
+                      true,
+                      Duration.ofMinutes(5),
+                      1000,
+                      Duration.ofSeconds(30),
+                      Duration.ZERO,
+                      Duration.ofDays(7),
+                      Duration.ofMinutes(15)));
           assertThat(started.getBean(HttpIdempotencyProperties.class))
               .isEqualTo(
                   new HttpIdempotencyProperties(
@@ -224,6 +232,48 @@ class InboxOutboxPropertiesTest {
                     .cause()
                     .hasMessage(
                         "Failed to bind properties under 'inbox-outbox.consumer.too-old-policy' to dev.inboxoutbox.consumer.ConsumerSettings$TooOldPolicy"));
+  }
+
+  @Test
+  void theOverdueThresholdFollowsTheIntervalUnlessSet() {
+    context
+        .withPropertyValues("inbox-outbox.retention.interval=1h")
+        .run(
+            started ->
+                assertThat(
+                        started.getBean(InboxOutboxProperties.class).retention().overdueThreshold())
+                    .isEqualTo(Duration.ofHours(3)));
+  }
+
+  @Test
+  void aRetentionTimingThatCannotWorkFailsTheContextSayingWhy() {
+    context
+        .withPropertyValues("inbox-outbox.retention.run-budget=0s")
+        .run(
+            started ->
+                assertThat(started)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessage("inbox-outbox.retention.run-budget must be positive; was PT0S"));
+    context
+        .withPropertyValues("inbox-outbox.retention.interval=-1m")
+        .run(
+            started ->
+                assertThat(started)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessage("inbox-outbox.retention.interval must be positive; was PT-1M"));
+    context
+        .withPropertyValues(
+            "inbox-outbox.retention.interval=10m", "inbox-outbox.retention.overdue-threshold=10m")
+        .run(
+            started ->
+                assertThat(started)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageStartingWith(
+                        "inbox-outbox.retention.overdue-threshold (PT10M) must be longer than"
+                            + " inbox-outbox.retention.interval (PT10M)"));
   }
 
   @Test
