@@ -1,7 +1,5 @@
 package dev.inboxoutbox.chaos;
 
-import dev.inboxoutbox.chaos.BenchFigures.Better;
-import dev.inboxoutbox.chaos.BenchFigures.Target;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
@@ -24,26 +22,15 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.ToDoubleFunction;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -54,7 +41,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class RelayBench {
 
   private static final String AGGREGATE_TYPE = "bench";
-  private static final int BURST_TRANSACTION = 500;
+  static final int BURST_TRANSACTION = 500;
 
   /**
    * One connection commits ~1,200-2,000 single-event transactions per second here: several are
@@ -127,7 +114,7 @@ final class RelayBench {
     prefix = "bench" + UUID.randomUUID().toString().substring(0, 6);
     String topic = prefix + "." + AGGREGATE_TYPE;
     List<Run> runs = new ArrayList<>();
-    try (Reader reader = new Reader(topic)) {
+    try (RelayTopicReader reader = new RelayTopicReader(bootstrap, topic, consumed)) {
       startRelay(true);
       reader.start();
       warmUp();
@@ -163,7 +150,7 @@ final class RelayBench {
         relay.close();
       }
     }
-    print(runs);
+    new RelayBenchReport(figures, out, pollInterval, events, rate).print(runs);
     // The machine is shared: the JVM's own share tells how much of the busy time was others'.
     cpuAtStart.ifPresent(
         start ->
@@ -482,142 +469,6 @@ final class RelayBench {
     }
   }
 
-  private void print(List<Run> runs) {
-    out.printf(
-        "%nrelay, median of %d (poll interval %d ms, %d events per run)%n",
-        runs.size(), pollInterval.toMillis(), events);
-    out.printf("%-58s %12s %16s %10s%n", "figure", "median", "spread", "target");
-    row(
-        runs,
-        "events/s written (one transaction each, " + WRITERS + " connections)",
-        Run::writtenPerSecond,
-        "%.0f",
-        "" + rate);
-    row(runs, "commit-to-consumer p50 ms", Run::p50, "%.0f", "");
-    row(runs, "commit-to-consumer p99 ms", Run::p99, "%.0f", "<= 100");
-    row(
-        runs,
-        "  commit to read from the slot p50 ms (Debezium lag samples)",
-        Run::readP50,
-        "%.0f",
-        "");
-    row(
-        runs,
-        "  commit to read from the slot p99 ms (Debezium lag samples)",
-        Run::readP99,
-        "%.0f",
-        "");
-    row(runs, "  commit to acknowledged and stamped (relay) p50 ms", Run::ackP50, "%.0f", "");
-    row(runs, "  commit to acknowledged and stamped (relay) p99 ms", Run::ackP99, "%.0f", "");
-    row(runs, "events per relay batch", Run::eventsPerBatch, "%.1f", "");
-    row(
-        runs,
-        "burst: events/s written (" + BURST_TRANSACTION + " per transaction)",
-        Run::burstWrittenPerSecond,
-        "%.0f",
-        "");
-    row(runs, "burst: events per relay batch", Run::burstEventsPerBatch, "%.1f", "");
-    row(runs, "burst: commit to read from the slot, max ms", Run::burstReadMax, "%.0f", "");
-    row(runs, "burst: relay events/s (first commit to last ack)", Run::relayPerSecond, "%.0f", "");
-    row(
-        runs,
-        "backlog: relay events/s (first hand-over to last ack)",
-        Run::backlogPerSecond,
-        "%.0f",
-        "");
-    row(
-        runs,
-        "backlog, published_at not stamped: relay events/s",
-        Run::unstampedBacklogPerSecond,
-        "%.0f",
-        "");
-    row(runs, "plain KafkaProducer events/s", Run::plainPerSecond, "%.0f", "");
-    row(
-        runs,
-        "backlog relay / plain producer",
-        run -> run.backlogPerSecond() / run.plainPerSecond(),
-        "%.2f",
-        ">= 0.5");
-    addFigures(runs);
-  }
-
-  /** The figures the issue holds the relay to, in the bench's common table and JSON. */
-  private void addFigures(List<Run> runs) {
-    figures.add(
-        "relay",
-        "events written at " + rate + "/s asked (" + WRITERS + " connections)",
-        "events/s",
-        Better.HIGHER,
-        samples(runs, Run::writtenPerSecond),
-        Optional.empty(),
-        Optional.empty());
-    figures.add(
-        "relay",
-        "commit-to-consumer p50",
-        "ms",
-        Better.LOWER,
-        samples(runs, Run::p50),
-        Optional.empty(),
-        Optional.empty());
-    figures.add(
-        "relay",
-        "commit-to-consumer p99",
-        "ms",
-        Better.LOWER,
-        samples(runs, Run::p99),
-        Optional.empty(),
-        Optional.of(Target.atMost(100)));
-    BenchFigures.Figure plain =
-        figures.add(
-            "relay",
-            "plain KafkaProducer, same records",
-            "events/s",
-            Better.HIGHER,
-            samples(runs, Run::plainPerSecond),
-            Optional.empty(),
-            Optional.empty());
-    figures.add(
-        "relay",
-        "relay draining a backlog",
-        "events/s",
-        Better.HIGHER,
-        samples(runs, Run::backlogPerSecond),
-        Optional.of(plain),
-        Optional.of(Target.ratioAtLeast(0.5)));
-    figures.add(
-        "relay",
-        "relay draining a backlog, published_at not stamped",
-        "events/s",
-        Better.HIGHER,
-        samples(runs, Run::unstampedBacklogPerSecond),
-        Optional.of(plain),
-        Optional.empty());
-    figures.add(
-        "relay",
-        "relay, burst while running (500 per transaction)",
-        "events/s",
-        Better.HIGHER,
-        samples(runs, Run::relayPerSecond),
-        Optional.of(plain),
-        Optional.empty());
-  }
-
-  private static List<Double> samples(List<Run> runs, ToDoubleFunction<Run> figure) {
-    return runs.stream().map(figure::applyAsDouble).toList();
-  }
-
-  private void row(
-      List<Run> runs, String name, ToDoubleFunction<Run> figure, String format, String target) {
-    List<Double> values = new ArrayList<>(runs.stream().map(figure::applyAsDouble).toList());
-    Collections.sort(values);
-    out.printf(
-        "%-58s %12s %16s %10s%n",
-        name,
-        format.formatted(values.get(values.size() / 2)),
-        format.formatted(values.get(0)) + "-" + format.formatted(values.get(values.size() - 1)),
-        target);
-  }
-
   private static long percentile(List<Long> sorted, double p) {
     return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size())));
   }
@@ -628,107 +479,5 @@ final class RelayBench {
 
   private static double seconds(long nanos) {
     return nanos / 1e9;
-  }
-
-  /**
-   * Samples Debezium's MilliSecondsBehindSource (commit timestamp to the connector reading the
-   * change from the slot, before the engine's queue) every 5 ms, reading the streaming metrics bean
-   * the embedded engine registers.
-   */
-  private static final class ConnectorLag implements AutoCloseable {
-    private final List<Long> samples = Collections.synchronizedList(new ArrayList<>());
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final Thread thread = new Thread(this::sample, "relay-bench-lag");
-
-    ConnectorLag() {
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    private void sample() {
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      try {
-        Set<ObjectName> names =
-            server.queryNames(
-                new ObjectName("debezium.postgres:type=connector-metrics,context=streaming,*"),
-                null);
-        if (names.isEmpty()) {
-          return;
-        }
-        ObjectName streaming = names.iterator().next();
-        long last = Long.MIN_VALUE;
-        while (running.get()) {
-          long behind =
-              ((Number) server.getAttribute(streaming, "MilliSecondsBehindSource")).longValue();
-          if (behind >= 0 && behind != last) {
-            samples.add(behind);
-            last = behind;
-          }
-          Thread.sleep(5);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (JMException e) {
-        throw new IllegalStateException("reading Debezium's streaming metrics failed", e);
-      }
-    }
-
-    List<Long> samples() {
-      List<Long> sorted = new ArrayList<>(samples);
-      Collections.sort(sorted);
-      return sorted;
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running.set(false);
-      thread.join(1_000);
-    }
-  }
-
-  /** Stamps each relayed record with the time it reached a consumer. */
-  private final class Reader implements AutoCloseable {
-    private final KafkaConsumer<String, byte[]> consumer;
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final Thread thread;
-
-    Reader(String topic) {
-      consumer =
-          new KafkaConsumer<>(
-              Map.of(
-                  "bootstrap.servers",
-                  bootstrap,
-                  "group.id",
-                  "bench-relay-" + UUID.randomUUID(),
-                  "auto.offset.reset",
-                  "earliest",
-                  "metadata.max.age.ms",
-                  "500"),
-              new StringDeserializer(),
-              new ByteArrayDeserializer());
-      consumer.subscribe(List.of(topic));
-      thread = new Thread(this::read, "relay-bench-reader");
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    private void read() {
-      while (running.get()) {
-        for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-          long now = System.nanoTime();
-          Header id = record.headers().lastHeader("id");
-          consumed.putIfAbsent(new String(id.value(), StandardCharsets.UTF_8), now);
-        }
-      }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running.set(false);
-      thread.join(5_000);
-      consumer.close();
-    }
   }
 }
