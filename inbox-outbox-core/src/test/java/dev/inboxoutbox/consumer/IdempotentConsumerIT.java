@@ -148,13 +148,19 @@ class IdempotentConsumerIT {
         };
     IdempotentConsumer first =
         started(consumer(settings().build(), crashOnce, database.dataSource()));
-    await("first consumer crashed").atMost(PATIENCE).until(crashed::get);
+    // The injected crash ends the first consumer's thread with an uncaught exception, on purpose;
+    // Awaitility would otherwise fail whichever wait it happens during.
+    await("first consumer crashed")
+        .dontCatchUncaughtExceptions()
+        .atMost(PATIENCE)
+        .until(crashed::get);
     long appliedBeforeCrash = first.stats().snapshot().applied();
     assertThat(appliedBeforeCrash).isPositive();
 
     IdempotentConsumer second =
         started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
     await("second consumer replays the uncommitted batch")
+        .dontCatchUncaughtExceptions()
         .atMost(PATIENCE)
         .until(
             () ->
