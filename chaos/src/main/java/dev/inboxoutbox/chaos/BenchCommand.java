@@ -18,11 +18,17 @@ import picocli.CommandLine.Option;
       "3. Relay commit-to-Kafka latency at a fixed rate."
     })
 final class BenchCommand implements Callable<Integer> {
-  @Option(names = "--messages", defaultValue = "20000")
+  @Option(
+      names = "--messages",
+      paramLabel = "COUNT",
+      defaultValue = "20000",
+      description =
+          "Messages per consumer run in the consumer benchmark (default ${DEFAULT-VALUE}).")
   int messages;
 
   @Option(
       names = "--relay-events",
+      paramLabel = "COUNT",
       defaultValue = "2000",
       description =
           "Outbox events per relay run, at the rate and as a burst (default ${DEFAULT-VALUE}).")
@@ -30,12 +36,14 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--relay-rate",
+      paramLabel = "PER_SECOND",
       defaultValue = "2000",
       description = "Outbox events per second, one transaction each (default ${DEFAULT-VALUE}).")
   int relayRate;
 
   @Option(
       names = "--sql-batches",
+      paramLabel = "BATCHES",
       defaultValue = "50",
       description =
           "SQL micro-benchmark: batches of 200 keys per run, 3 runs after a warm-up"
@@ -44,6 +52,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--inbox-rows",
+      paramLabel = "ROWS",
       defaultValue = "1000000",
       description =
           "SQL micro-benchmark: rows in the pre-filled inbox; 0 skips it"
@@ -52,6 +61,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--inbox-fillfactor",
+      paramLabel = "PERCENT",
       description =
           "SQL micro-benchmark: the inbox table's fillfactor (10-100); default: the schema's.")
   Integer inboxFillfactor;
@@ -63,6 +73,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--relay-poll-interval-ms",
+      paramLabel = "MILLIS",
       defaultValue = "10",
       description =
           "The relay's Debezium poll.interval.ms (default ${DEFAULT-VALUE}, the relay's default).")
@@ -70,6 +81,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--repeat",
+      paramLabel = "RUNS",
       defaultValue = "3",
       description = "Relay runs; the table shows the median and spread (default ${DEFAULT-VALUE}).")
   int repeat;

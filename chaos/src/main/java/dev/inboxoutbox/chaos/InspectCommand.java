@@ -20,14 +20,22 @@ final class InspectCommand implements Callable<Integer> {
 
   @Option(
       names = "--key",
+      paramLabel = "KEY",
       description =
           "Trace one idempotency key: its inbox rows, the outbox events it caused, and their downstream inbox rows.")
   String key;
 
-  @Option(names = "--downstream-jdbc-url", description = "Database of the next service, for --key.")
+  @Option(
+      names = "--downstream-jdbc-url",
+      paramLabel = "JDBC_URL",
+      description = "Database of the next service, for --key.")
   String downstream;
 
-  @Option(names = "--latest", defaultValue = "10")
+  @Option(
+      names = "--latest",
+      paramLabel = "ROWS",
+      defaultValue = "10",
+      description = "Latest inbox and outbox rows to show (default ${DEFAULT-VALUE}).")
   int latest;
 
   @Override
