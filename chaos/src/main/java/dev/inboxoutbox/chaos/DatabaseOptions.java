@@ -37,7 +37,7 @@ class DatabaseOptions {
 
   /** Where {@link #connect()} goes, for a person: the URL and the user, never the password. */
   String describe() {
-    return url + " as " + user;
+    return url.replaceAll("(?i)password=[^&]*", "password=***") + " as " + user;
   }
 
   Connection connect() throws SQLException {
