@@ -220,14 +220,6 @@ class DltCommandIT {
   }
 
   @Test
-  void redriveWithoutASelectionIsAUsageError() {
-    IoxRun run = IoxRun.of("dlt", "redrive", deadLetterTopic, "--bootstrap", bootstrap());
-
-    assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("choose what to re-drive");
-  }
-
-  @Test
   void aMissingTopicIsOneLineAndExitCode2() {
     IoxRun run = IoxRun.of("dlt", "list", "no-such-topic.DLT", "--bootstrap", bootstrap());
 
