@@ -27,12 +27,14 @@ import picocli.CommandLine.Option;
 final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--messages",
+      paramLabel = "COUNT",
       defaultValue = "20000",
       description = "Records per consumer run (default ${DEFAULT-VALUE}).")
   int messages;
 
   @Option(
       names = "--relay-events",
+      paramLabel = "COUNT",
       defaultValue = "2000",
       description =
           "Outbox events per relay run, at the rate, as a burst and as a backlog"
@@ -41,6 +43,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--relay-rate",
+      paramLabel = "PER_SECOND",
       defaultValue = "2000",
       description =
           "Outbox events per second, one transaction each, from 4 connections"
@@ -49,6 +52,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--sql-batches",
+      paramLabel = "BATCHES",
       defaultValue = "50",
       description =
           "SQL micro-benchmark: batches of 200 keys per run, 3 runs after a warm-up"
@@ -57,6 +61,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--inbox-rows",
+      paramLabel = "ROWS",
       defaultValue = "1000000",
       description =
           "SQL micro-benchmark: rows in the pre-filled inbox; 0 skips it"
@@ -65,6 +70,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--inbox-fillfactor",
+      paramLabel = "PERCENT",
       description =
           "SQL micro-benchmark: the inbox table's fillfactor (10-100); default: the schema's.")
   Integer inboxFillfactor;
@@ -76,6 +82,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--relay-poll-interval-ms",
+      paramLabel = "MILLIS",
       defaultValue = "10",
       description =
           "The relay's Debezium poll.interval.ms (default ${DEFAULT-VALUE}, the relay's default).")
@@ -83,6 +90,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--repeat",
+      paramLabel = "RUNS",
       defaultValue = "3",
       description =
           "Measured runs of every figure, after a warm-up run; the table shows the median and"
@@ -106,6 +114,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-expired-keys",
+      paramLabel = "COUNT",
       defaultValue = "1000000",
       description =
           "Expired keys the cleanup deletes beside the consumer; 0 skips that part"
@@ -114,6 +123,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-pause",
+      paramLabel = "DURATION",
       defaultValue = "10ms",
       converter = DurationConverter.class,
       description =
@@ -123,6 +133,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-messages",
+      paramLabel = "COUNT",
       defaultValue = "200000",
       description =
           "Records produced for the consumer beside the cleanup; enough to outlast it"
@@ -131,18 +142,21 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-intake-rate",
+      paramLabel = "PER_SECOND",
       defaultValue = "11000",
       description = "Sustained intake, distinct keys per second (default ${DEFAULT-VALUE}).")
   int retentionIntakeRate;
 
   @Option(
       names = "--retention-intake-connections",
+      paramLabel = "COUNT",
       defaultValue = "4",
       description = "Sustained intake, claiming connections (default ${DEFAULT-VALUE}).")
   int retentionIntakeConnections;
 
   @Option(
       names = "--retention-intake-duration",
+      paramLabel = "DURATION",
       defaultValue = "40s",
       converter = DurationConverter.class,
       description =
@@ -152,6 +166,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--retention-interval",
+      paramLabel = "DURATION",
       defaultValue = "1s",
       converter = DurationConverter.class,
       description = "Sustained intake: the cleanup schedule's interval (default ${DEFAULT-VALUE}).")

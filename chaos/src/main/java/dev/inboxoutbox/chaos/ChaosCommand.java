@@ -20,44 +20,74 @@ import picocli.CommandLine.Option;
 final class ChaosCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--seed", description = "Random seed (default: random, printed).")
+  @Option(
+      names = "--seed",
+      paramLabel = "SEED",
+      description = "Random seed (default: random, printed).")
   Long seed;
 
   @Option(
       names = "--orders",
+      paramLabel = "COUNT",
       defaultValue = "10000",
       description = "Distinct orders to send (default ${DEFAULT-VALUE}).")
   int orders;
 
   @Option(
       names = "--rate",
+      paramLabel = "PER_SECOND",
       defaultValue = "150",
       description = "Orders per second (default ${DEFAULT-VALUE}).")
   int rate;
 
-  @Option(names = "--order-instances", defaultValue = "2")
+  @Option(
+      names = "--order-instances",
+      paramLabel = "COUNT",
+      defaultValue = "2",
+      description = "order-consumer processes (default ${DEFAULT-VALUE}).")
   int orderInstances;
 
-  @Option(names = "--payment-instances", defaultValue = "2")
+  @Option(
+      names = "--payment-instances",
+      paramLabel = "COUNT",
+      defaultValue = "2",
+      description = "payment-consumer processes (default ${DEFAULT-VALUE}).")
   int paymentInstances;
 
-  @Option(names = "--kill-every-min", defaultValue = "1500ms", converter = DurationConverter.class)
+  @Option(
+      names = "--kill-every-min",
+      paramLabel = "DURATION",
+      defaultValue = "1500ms",
+      converter = DurationConverter.class,
+      description = "Shortest pause between two kills, e.g. 500ms, 2s (default ${DEFAULT-VALUE}).")
   Duration killMin;
 
-  @Option(names = "--kill-every-max", defaultValue = "3500ms", converter = DurationConverter.class)
+  @Option(
+      names = "--kill-every-max",
+      paramLabel = "DURATION",
+      defaultValue = "3500ms",
+      converter = DurationConverter.class,
+      description = "Longest pause between two kills (default ${DEFAULT-VALUE}).")
   Duration killMax;
 
   @Option(
       names = "--min-kills",
+      paramLabel = "COUNT",
       defaultValue = "20",
       description = "Keep killing until this many (default ${DEFAULT-VALUE}).")
   int minKills;
 
-  @Option(names = "--restart-delay", defaultValue = "500ms", converter = DurationConverter.class)
+  @Option(
+      names = "--restart-delay",
+      paramLabel = "DURATION",
+      defaultValue = "500ms",
+      converter = DurationConverter.class,
+      description = "Pause before a killed process is started again (default ${DEFAULT-VALUE}).")
   Duration restartDelay;
 
   @Option(
       names = "--crash-point-probability",
+      paramLabel = "PROBABILITY",
       defaultValue = "0.00005",
       description =
           "Chance per batch that a process halts at a named crash point (default ${DEFAULT-VALUE}).")
@@ -70,32 +100,57 @@ final class ChaosCommand implements Callable<Integer> {
               + " new to the inbox, so repeats apply again; the verifier must then fail.")
   boolean noDedup;
 
-  @Option(names = "--retry-share", defaultValue = "0.1")
+  @Option(
+      names = "--retry-share",
+      paramLabel = "SHARE",
+      defaultValue = "0.1",
+      description =
+          "Share of orders sent again with the same key and order, as a client retry, 0 to 1 (default ${DEFAULT-VALUE}).")
   double retryShare;
 
-  @Option(names = "--conflict-share", defaultValue = "0.02")
+  @Option(
+      names = "--conflict-share",
+      paramLabel = "SHARE",
+      defaultValue = "0.02",
+      description =
+          "Share of orders whose key is reused for a different order, 0 to 1 (default ${DEFAULT-VALUE}).")
   double conflictShare;
 
-  @Option(names = "--malformed-share", defaultValue = "0.01")
+  @Option(
+      names = "--malformed-share",
+      paramLabel = "SHARE",
+      defaultValue = "0.01",
+      description =
+          "Share of orders followed by a record that is not valid JSON, 0 to 1 (default ${DEFAULT-VALUE}).")
   double malformedShare;
 
-  @Option(names = "--webhook-duplicate-share", defaultValue = "0.3")
+  @Option(
+      names = "--webhook-duplicate-share",
+      paramLabel = "SHARE",
+      defaultValue = "0.3",
+      description =
+          "Share of provider webhooks delivered twice, 0 to 1 (default ${DEFAULT-VALUE}).")
   double webhookDuplicates;
 
   @Option(
       names = "--quiescence-timeout",
+      paramLabel = "DURATION",
       defaultValue = "600s",
-      converter = DurationConverter.class)
+      converter = DurationConverter.class,
+      description =
+          "How long to wait for the system to go quiet after the load before verifying (default ${DEFAULT-VALUE}).")
   Duration quiescence;
 
   @Option(
       names = "--reports",
+      paramLabel = "DIRECTORY",
       defaultValue = "iox-reports",
       description = "Report directory (default ${DEFAULT-VALUE}).")
   Path reports;
 
   @Option(
       names = "--repo",
+      paramLabel = "DIRECTORY",
       description =
           "Repository root with the built services (default: current directory or IOX_REPO_ROOT).")
   Path repo;

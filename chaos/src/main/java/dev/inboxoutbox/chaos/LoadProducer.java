@@ -49,6 +49,39 @@ final class LoadProducer implements AutoCloseable {
           "malformed", malformedKeys.size(),
           "failedSends", failedSends.get());
     }
+
+    /** The summary for a person: what went out, and what Kafka did not take. */
+    String describe() {
+      String line =
+          records.get()
+              + " records: "
+              + validKeys.size()
+              + " orders, "
+              + retries.get()
+              + " client retries, "
+              + conflictKeys.size()
+              + " conflicts, "
+              + malformedKeys.size()
+              + " malformed";
+      long failed = failedSends.get();
+      return failed == 0
+          ? line + "; all acknowledged"
+          : line + "; " + failed + " not acknowledged, the first: " + firstFailure.get();
+    }
+  }
+
+  /** What each sent record was, in send order: for tracing keys later. */
+  enum SentKind {
+    ORDER,
+    CLIENT_RETRY,
+    CONFLICT,
+    MALFORMED
+  }
+
+  /** Told of each record as it is handed to the producer. */
+  @FunctionalInterface
+  interface SendListener {
+    void sent(SentKind kind, String idempotencyKey);
   }
 
   private final KafkaProducer<String, byte[]> producer;
@@ -58,6 +91,7 @@ final class LoadProducer implements AutoCloseable {
   private final double malformedShare;
   private final Sent sent = new Sent();
   private final List<String[]> recent = new ArrayList<>();
+  private SendListener listener = (kind, key) -> {};
 
   LoadProducer(
       String bootstrap, long seed, double retryShare, double conflictShare, double malformedShare) {
@@ -76,6 +110,11 @@ final class LoadProducer implements AutoCloseable {
     this.malformedShare = malformedShare;
   }
 
+  /** Replaces the listener told of each send; call before {@link #send(int, int)}. */
+  void onEachSend(SendListener listener) {
+    this.listener = listener;
+  }
+
   Sent sent() {
     return sent;
   }
@@ -88,22 +127,26 @@ final class LoadProducer implements AutoCloseable {
       String key = UUID.randomUUID().toString();
       String order = order(customer);
       send(key, customer, order);
+      listener.sent(SentKind.ORDER, key);
       sent.validKeys.add(key);
       remember(key, customer, order);
       if (random.nextDouble() < retryShare) {
         String[] earlier = recent.get(random.nextInt(recent.size()));
         // A client retry: same key, same order, serialised differently.
         send(earlier[0], earlier[1], earlier[2].replace(",", ", "));
+        listener.sent(SentKind.CLIENT_RETRY, earlier[0]);
         sent.retries.incrementAndGet();
       }
       if (random.nextDouble() < conflictShare) {
         String[] earlier = recent.get(random.nextInt(recent.size()));
         send(earlier[0], earlier[1], order(earlier[1] + "-changed"));
+        listener.sent(SentKind.CONFLICT, earlier[0]);
         sent.conflictKeys.add(earlier[0]);
       }
       if (random.nextDouble() < malformedShare) {
         String malformedKey = "malformed-" + UUID.randomUUID();
         send(malformedKey, customer, "{\"customerId\":\"" + customer + "\",\"items\":[");
+        listener.sent(SentKind.MALFORMED, malformedKey);
         sent.malformedKeys.add(malformedKey);
       }
       pace(started, i + 1, perSecond);

@@ -17,12 +17,14 @@ import picocli.CommandLine.Option;
 final class PrepareCommand implements Callable<Integer> {
   @Option(
       names = "--repo",
+      paramLabel = "DIRECTORY",
       description =
           "Repository root with the built services (default: current directory or IOX_REPO_ROOT).")
   Path repo;
 
   @Option(
       names = "--reports",
+      paramLabel = "DIRECTORY",
       defaultValue = "iox-reports",
       description = "Where the training logs go (default ${DEFAULT-VALUE}).")
   Path reports;

@@ -27,24 +27,28 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--host",
+      paramLabel = "ADDRESS",
       defaultValue = "${env:PROVIDER_HOST:-0.0.0.0}",
       description = "Interface to listen on [PROVIDER_HOST] (default ${DEFAULT-VALUE}).")
   String host;
 
   @Option(
       names = "--port",
+      paramLabel = "PORT",
       defaultValue = "${env:PROVIDER_PORT:-8090}",
       description = "HTTP port; 0 takes a free one [PROVIDER_PORT] (default ${DEFAULT-VALUE}).")
   int port;
 
   @Option(
       names = "--webhook-url",
+      paramLabel = "URL",
       defaultValue = "${env:PROVIDER_WEBHOOK_URL:-http://localhost:8082/webhooks/provider}",
       description = "Where webhooks are POSTed [PROVIDER_WEBHOOK_URL] (default ${DEFAULT-VALUE}).")
   String webhookUrl;
 
   @Option(
       names = "--webhook-secret",
+      paramLabel = "SECRET",
       defaultValue = "${env:PROVIDER_WEBHOOK_SECRET:-whsec_dev}",
       description =
           "HMAC-SHA256 secret webhooks are signed with; the receiver needs the same one [PROVIDER_WEBHOOK_SECRET] (default ${DEFAULT-VALUE}, payment-consumer's development secret; local runs only).")
@@ -52,6 +56,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--duplicate-share",
+      paramLabel = "SHARE",
       defaultValue = "${env:PROVIDER_DUPLICATE_SHARE:-0.2}",
       description =
           "Share of webhook events delivered twice, 0 to 1 [PROVIDER_DUPLICATE_SHARE] (default ${DEFAULT-VALUE}).")
@@ -59,6 +64,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--failure-share",
+      paramLabel = "SHARE",
       defaultValue = "${env:PROVIDER_FAILURE_SHARE:-0.05}",
       description =
           "Share of charges that fail (status failed, webhook charge.failed), 0 to 1; which keys fail follows from the seed [PROVIDER_FAILURE_SHARE] (default ${DEFAULT-VALUE}).")
@@ -66,6 +72,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--delay-min-ms",
+      paramLabel = "MILLIS",
       defaultValue = "${env:PROVIDER_DELAY_MIN_MS:-0}",
       description =
           "Shortest random delay of a webhook copy, in ms [PROVIDER_DELAY_MIN_MS] (default ${DEFAULT-VALUE}).")
@@ -73,6 +80,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--delay-max-ms",
+      paramLabel = "MILLIS",
       defaultValue = "${env:PROVIDER_DELAY_MAX_MS:-500}",
       description =
           "Longest random delay of a webhook copy, in ms; the spread reorders deliveries [PROVIDER_DELAY_MAX_MS] (default ${DEFAULT-VALUE}).")
@@ -80,6 +88,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--retry-min-ms",
+      paramLabel = "MILLIS",
       defaultValue = "${env:PROVIDER_RETRY_MIN_MS:-100}",
       description =
           "First pause before retrying a webhook copy not answered with a 2xx, in ms; doubles per failed attempt [PROVIDER_RETRY_MIN_MS] (default ${DEFAULT-VALUE}).")
@@ -87,6 +96,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--retry-max-ms",
+      paramLabel = "MILLIS",
       defaultValue = "${env:PROVIDER_RETRY_MAX_MS:-5000}",
       description =
           "Longest pause between webhook retries, in ms [PROVIDER_RETRY_MAX_MS] (default ${DEFAULT-VALUE}).")
@@ -94,6 +104,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--seed",
+      paramLabel = "SEED",
       defaultValue = "${env:PROVIDER_SEED:-42}",
       description =
           "Seeds charge ids, event ids, failures, duplicates and delays, so a run can be repeated [PROVIDER_SEED] (default ${DEFAULT-VALUE}).")
@@ -101,6 +112,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--webhook-threads",
+      paramLabel = "THREADS",
       defaultValue = "${env:PROVIDER_WEBHOOK_THREADS:-4}",
       description =
           "Threads delivering webhooks [PROVIDER_WEBHOOK_THREADS] (default ${DEFAULT-VALUE}).")
@@ -108,6 +120,7 @@ final class ProviderCommand implements Callable<Integer> {
 
   @Option(
       names = "--request-threads",
+      paramLabel = "THREADS",
       defaultValue = "${env:PROVIDER_REQUEST_THREADS:-16}",
       description =
           "Threads serving HTTP requests; several, so concurrent requests with one key race for it [PROVIDER_REQUEST_THREADS] (default ${DEFAULT-VALUE}).")

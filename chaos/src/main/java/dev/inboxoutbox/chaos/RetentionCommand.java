@@ -14,13 +14,25 @@ import picocli.CommandLine.Option;
 final class RetentionCommand implements Callable<Integer> {
   @CommandLine.Mixin DatabaseOptions db = new DatabaseOptions();
 
-  @Option(names = "--dry-run", description = "Only count.")
+  @Option(
+      names = "--dry-run",
+      description = "Only count what a cleanup would remove; change nothing.")
   boolean dryRun;
 
-  @Option(names = "--batch-size", defaultValue = "1000")
+  @Option(
+      names = "--batch-size",
+      paramLabel = "ROWS",
+      defaultValue = "1000",
+      description = "Rows deleted per transaction (default ${DEFAULT-VALUE}).")
   int batchSize;
 
-  @Option(names = "--outbox-keep", defaultValue = "7d", converter = DurationConverter.class)
+  @Option(
+      names = "--outbox-keep",
+      paramLabel = "DURATION",
+      defaultValue = "7d",
+      converter = DurationConverter.class,
+      description =
+          "How long published outbox rows are kept, e.g. 12h, 7d (default ${DEFAULT-VALUE}).")
   Duration outboxKeep;
 
   @Override
