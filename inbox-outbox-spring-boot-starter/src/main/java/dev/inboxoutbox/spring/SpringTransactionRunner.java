@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -43,7 +44,31 @@ public final class SpringTransactionRunner implements TransactionRunner {
       return template.execute(status -> runWithBoundConnection(work));
     } catch (CheckedFailure carrier) {
       throw carrier.failure;
+    } catch (TransactionSystemException rollbackFailed) {
+      throw whatFailedFirst(rollbackFailed);
     }
+  }
+
+  /**
+   * When the rollback after a failure fails too, Spring throws the rollback's exception and keeps
+   * the work's own failure aside as the "application exception". The work's failure is what tells a
+   * lost database session (retry later) from a failing record (dead letter): a session the server
+   * ended fails the statement with a connection SQLState, while the pool's closed connection then
+   * fails the rollback with no SQLState at all.
+   */
+  private static Exception whatFailedFirst(TransactionSystemException rollbackFailed) {
+    Throwable first = rollbackFailed.getApplicationException();
+    if (first == null) {
+      return rollbackFailed;
+    }
+    Exception failure =
+        first instanceof CheckedFailure carrier
+            ? carrier.failure
+            : first instanceof Exception exception ? exception : rollbackFailed;
+    if (failure != rollbackFailed) {
+      failure.addSuppressed(rollbackFailed);
+    }
+    return failure;
   }
 
   /**

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,6 +50,9 @@ class SpringTransactionIT {
   private static final Duration PATIENCE = Duration.ofSeconds(120);
   private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
   private static final AtomicBoolean CRASH_AFTER_COMMIT = new AtomicBoolean();
+
+  /** How many more attempts the broken-connection handler ends its own database session on. */
+  private static final AtomicInteger SESSIONS_TO_END = new AtomicInteger();
 
   /** Per key: whether the handler's JdbcClient saw the claim the batch made (same transaction). */
   private static final Map<String, Boolean> CLAIM_SEEN_BY_JDBC_CLIENT = new ConcurrentHashMap<>();
@@ -161,6 +165,24 @@ class SpringTransactionIT {
             return Outcome.success();
           },
           topic("crash"));
+    }
+
+    @Bean
+    IdempotentConsumerDefinition endsItsOwnSession(JdbcClient jdbc) {
+      return IdempotentConsumerDefinition.of(
+          "tx-broken-connection",
+          (message, context) -> {
+            jdbc.sql("INSERT INTO shipment (idempotency_key) VALUES (?)")
+                .param(message.idempotencyKey().value())
+                .update();
+            if (SESSIONS_TO_END.getAndDecrement() > 0) {
+              // The server ends the session under the open transaction, as a restart or a network
+              // cut does: the pool then closes the connection and the rollback fails as well.
+              jdbc.sql("SELECT pg_terminate_backend(pg_backend_pid())").query().singleValue();
+            }
+            return Outcome.success();
+          },
+          topic("broken-connection"));
     }
 
     @Bean
@@ -286,6 +308,25 @@ class SpringTransactionIT {
     assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "crash-1"))
         .isEqualTo(1);
     assertThat(claims("tx-crash", "crash-1")).isEqualTo(1);
+  }
+
+  @Test
+  void aSessionLostMidTransactionWhoseRollbackAlsoFailsIsRetriedNotDeadLettered() {
+    SESSIONS_TO_END.set(2);
+    send("broken-connection", "broken-1", "{\"n\":1}");
+
+    ConsumerStats stats = stats("tx-broken-connection");
+    await("the record applied once the database answers again")
+        .atMost(PATIENCE)
+        .until(() -> stats.snapshot().applied() == 1 || stats.snapshot().deadLettered() > 0);
+
+    assertThat(stats.snapshot().deadLettered())
+        .as("a lost connection is the database failing, not the record")
+        .isZero();
+    assertThat(SESSIONS_TO_END.get()).as("both broken attempts happened").isNegative();
+    assertThat(count("SELECT count(*) FROM shipment WHERE idempotency_key = ?", "broken-1"))
+        .isEqualTo(1);
+    assertThat(claims("tx-broken-connection", "broken-1")).isEqualTo(1);
   }
 
   @Test
