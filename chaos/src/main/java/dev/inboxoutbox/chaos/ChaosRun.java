@@ -244,8 +244,14 @@ final class ChaosRun {
     }
   }
 
-  /** The services' settings with the database URL pointing at the proxy. */
-  private static Map<String, String> throughProxy(Map<String, String> properties, TcpProxy proxy) {
+  /**
+   * The services' settings with the database URL pointing at the proxy, when network faults were
+   * chosen: without them the services connect directly and the proxy carries nothing.
+   */
+  private Map<String, String> throughProxy(Map<String, String> properties, TcpProxy proxy) {
+    if (network.faults().isEmpty()) {
+      return properties;
+    }
     Map<String, String> proxied = new LinkedHashMap<>(properties);
     proxied.put(
         "spring.datasource.url",

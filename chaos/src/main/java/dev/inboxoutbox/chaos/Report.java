@@ -138,11 +138,10 @@ final class Report {
     document.put("duplicatesAbsorbedBySource", figures.duplicateSources());
     document.put("duplicatesAbsorbedByConsumerGroup", figures.duplicatesByOperation());
     document.put("deadLettersByReason", figures.deadLettersByReason());
-    document.put(
-        "endToEndLatencyMillis",
-        Map.of(
-            "sentToPlaced", figures.sentToPlacedMillis(),
-            "sentToSettled", figures.sentToSettledMillis()));
+    Map<String, Object> latency = new LinkedHashMap<>();
+    latency.put("sentToPlaced", figures.sentToPlacedMillis());
+    latency.put("sentToSettled", figures.sentToSettledMillis());
+    document.put("endToEndLatencyMillis", latency);
     document.put("timeline", timeline);
     document.put("killLog", killLog);
     machine.ifPresent(load -> document.put("machine", load));

@@ -9,10 +9,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,8 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * every byte (a black hole) until the hole closes again. Clients see what they would see on a real
  * network: slow round trips, {@code Connection reset}, reads and connects that hang.
  *
- * <p>One thread per direction and connection: the services open tens of connections, not thousands,
- * and blocking sockets make each fault a few lines.
+ * <p>One thread per direction and connection (two while latency is added): the services open tens
+ * of connections, not thousands, and blocking sockets make each fault a few lines.
  */
 final class TcpProxy implements AutoCloseable {
 
@@ -66,7 +69,10 @@ final class TcpProxy implements AutoCloseable {
     return server.getInetAddress().getHostAddress() + ":" + port();
   }
 
-  /** Delays every chunk in each direction by {@code latency}; zero removes the delay. */
+  /**
+   * Delays every chunk in each direction by {@code latency} from when it arrived; zero removes the
+   * delay.
+   */
   void latency(Duration latency) {
     latencyMillis = latency.toMillis();
   }
@@ -145,32 +151,97 @@ final class TcpProxy implements AutoCloseable {
     }
     Link link = new Link(client, target);
     links.add(link);
-    threads.submit(() -> pump(link, client, target));
-    threads.submit(() -> pump(link, target, client));
+    threads.submit(new Direction(link, client, target)::pump);
+    threads.submit(new Direction(link, target, client)::pump);
   }
 
-  private void pump(Link link, Socket from, Socket to) {
-    byte[] buffer = new byte[CHUNK];
-    try {
-      InputStream in = from.getInputStream();
-      OutputStream out = to.getOutputStream();
-      int read;
-      while ((read = in.read(buffer)) >= 0) {
-        awaitNoBlackHole();
-        long delay = latencyMillis;
-        if (delay > 0) {
-          Thread.sleep(delay);
+  /** A chunk waiting out the added latency; no bytes marks the end of the stream. */
+  private record Chunk(long dueNanos, byte[] bytes) {}
+
+  /**
+   * One direction of a link. Bytes are forwarded as they arrive. Under added latency each chunk is
+   * queued with the time it is due and a writer forwards it then: the delay adds to every round
+   * trip without capping the throughput, as a longer route would.
+   */
+  private final class Direction {
+    private final Link link;
+    private final Socket from;
+    private final Socket to;
+    private final BlockingQueue<Chunk> delayed = new LinkedBlockingQueue<>();
+    // Chunks queued or being written: while any is, new bytes queue behind them to keep the order.
+    private final AtomicInteger pending = new AtomicInteger();
+    private boolean writerStarted;
+
+    Direction(Link link, Socket from, Socket to) {
+      this.link = link;
+      this.from = from;
+      this.to = to;
+    }
+
+    void pump() {
+      byte[] buffer = new byte[CHUNK];
+      try {
+        InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream();
+        int read;
+        while ((read = in.read(buffer)) >= 0) {
+          awaitNoBlackHole();
+          long delay = latencyMillis;
+          if (delay == 0 && pending.get() == 0) {
+            out.write(buffer, 0, read);
+            out.flush();
+          } else {
+            queue(System.nanoTime() + delay * 1_000_000, Arrays.copyOf(buffer, read));
+          }
         }
-        out.write(buffer, 0, read);
-        out.flush();
+        if (pending.get() == 0) {
+          endOfStream();
+        } else {
+          queue(System.nanoTime(), null);
+        }
+      } catch (IOException | InterruptedException e) {
+        // This connection is over (reset, closed by either side, or the proxy closes): end both
+        // halves so neither side waits on a link that cannot carry anything any more.
+        link.close();
       }
-      // A half-close is passed on, so the other side sees the end of the stream.
+    }
+
+    private void queue(long dueNanos, byte[] bytes) {
+      pending.incrementAndGet();
+      delayed.add(new Chunk(dueNanos, bytes));
+      if (!writerStarted) {
+        writerStarted = true;
+        threads.submit(this::writeDelayed);
+      }
+    }
+
+    private void writeDelayed() {
+      try {
+        OutputStream out = to.getOutputStream();
+        while (true) {
+          Chunk chunk = delayed.take();
+          long wait = chunk.dueNanos() - System.nanoTime();
+          if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+          }
+          awaitNoBlackHole();
+          if (chunk.bytes() == null) {
+            endOfStream();
+            return;
+          }
+          out.write(chunk.bytes());
+          out.flush();
+          pending.decrementAndGet();
+        }
+      } catch (IOException | InterruptedException e) {
+        link.close(); // as in pump: the link cannot carry anything any more
+      }
+    }
+
+    /** A half-close is passed on, so the other side sees the end of the stream. */
+    private void endOfStream() throws IOException {
       to.shutdownOutput();
       link.halfClosed();
-    } catch (IOException | InterruptedException e) {
-      // This connection is over (reset, closed by either side, or the proxy closes): end both
-      // halves so neither side waits on a link that cannot carry anything any more.
-      link.close();
     }
   }
 
