@@ -162,12 +162,12 @@ final class Report {
                 passed(),
                 "seed "
                     + options.seed()
-                    + " · "
+                    + " · took "
                     + took.toSeconds()
-                    + " s · sent "
-                    + sent
-                    + " · kills "
-                    + kills,
+                    + " s · sent: "
+                    + readable(sent)
+                    + " · kills: "
+                    + readable(kills),
                 machine.map(MachineLoad::describe).orElse(""),
                 timeline,
                 killLog,
@@ -175,6 +175,15 @@ final class Report {
                 invariants)
             .html());
     return file;
+  }
+
+  /** "records 11324, distinctOrders 10000" instead of a map's toString(). */
+  private static String readable(Map<String, ?> counts) {
+    StringBuilder text = new StringBuilder();
+    counts.forEach(
+        (name, value) ->
+            text.append(text.isEmpty() ? "" : ", ").append(name).append(' ').append(value));
+    return text.toString();
   }
 
   /**

@@ -15,7 +15,7 @@ final class ReportPage {
   private static final double PLOT_WIDTH = 1000;
   private static final double PLOT_HEIGHT = 320;
   private static final double LEFT = 80;
-  private static final double TOP = 60;
+  private static final double TOP = 70;
   private static final double BOTTOM = 50;
   private static final double RIGHT = 30;
 
@@ -61,9 +61,10 @@ final class ReportPage {
         <style>
           body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
           table { border-collapse: collapse; margin-bottom: 1em; } td, th { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left; }
+          td { vertical-align: top; } td:last-child { max-width: 45em; }
           td.n { text-align: right; font-variant-numeric: tabular-nums; }
           tr.pass td:nth-child(2) { color: #17803d; font-weight: bold; } tr.fail td:nth-child(2) { color: #c0262d; font-weight: bold; }
-          .verdict { font-size: 1.6em; font-weight: bold; } .legend span { margin-right: 1.5em; white-space: nowrap; }
+          .verdict { font-size: 1.6em; font-weight: bold; } .legend span { display: inline-block; margin-right: 1.5em; }
           .figures { display: flex; gap: 3em; flex-wrap: wrap; } .note { color: #555; font-size: 0.9em; max-width: 70em; }
         </style></head><body>
         <h1>iox chaos report</h1>
@@ -210,7 +211,7 @@ final class ReportPage {
               / 1000
               / maxSeconds
               * PLOT_WIDTH;
-      String label = "#" + (i + 1) + " " + shortKind((String) fault.get("kind"));
+      String label = "#" + (i + 1) + " " + markerLabel((String) fault.get("kind"));
       String title =
           label
               + " on "
@@ -229,8 +230,8 @@ final class ReportPage {
           .append(fmt(PLOT_HEIGHT))
           .append(
               "\" fill=\"#f59e0b\" fill-opacity=\"0.25\" stroke=\"#b45309\" stroke-width=\"1\"/>");
-      // Labels alternate between two rows above the plot so neighbours do not overlap.
-      double labelY = i % 2 == 0 ? -22 : -8;
+      // Labels take turns on three rows above the plot so neighbours do not overlap.
+      double labelY = -36 + 14 * (i % 3);
       svg.append(line(start, labelY + 3, start, 0, "#b45309", 1));
       svg.append(
           text(start + 2, labelY, "start", 11, label).replace("<text", "<text fill=\"#b45309\""));
@@ -349,6 +350,11 @@ final class ReportPage {
           .append("</td></tr>\n");
     }
     return rows.toString();
+  }
+
+  /** The marker's label: NETWORK_BLACKHOLE becomes "blackhole", POSTGRES_CRASH "postgres crash". */
+  private static String markerLabel(String kind) {
+    return shortKind(kind).replaceFirst("^network ", "");
   }
 
   /** NETWORK_BLACKHOLE becomes "network blackhole". */
