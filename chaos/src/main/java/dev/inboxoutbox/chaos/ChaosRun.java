@@ -134,7 +134,13 @@ final class ChaosRun {
       Instant loadStarted = Instant.now();
       FaultLog faults = new FaultLog(loadStarted);
       NetworkChaos networkChaos =
-          new NetworkChaos(List.of(postgresProxy), network, faults, random, out);
+          new NetworkChaos(
+              List.of(postgresProxy),
+              network,
+              faults,
+              // its own draws, so the kills' sequence of a seed stays what it was
+              new Random(options.seed() + 1),
+              out);
       ExecutorService background = Executors.newSingleThreadExecutor();
       fleet.superviseCrashes();
       try (LoadProducer load =
