@@ -91,7 +91,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--network-faults",
-      defaultValue = "latency,reset,blackhole",
+      defaultValue = "latency",
       description =
           "Network faults between the services and PostgreSQL, injected in turn: any of latency,"
               + " reset, blackhole, or none (default ${DEFAULT-VALUE}).")

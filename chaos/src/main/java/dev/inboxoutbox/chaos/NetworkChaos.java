@@ -77,10 +77,14 @@ final class NetworkChaos implements AutoCloseable {
     static final Duration DEFAULT_LATENCY = Duration.ofMillis(200);
     static final Duration DEFAULT_DURATION = Duration.ofSeconds(4);
 
-    /** Each kind in turn, the first 8 s into the load, one every 15 s, 200 ms, 4 s. */
+    /**
+     * Added latency only, the first 8 s into the load, one every 15 s, 200 ms for 4 s. Resets and
+     * black holes are chosen explicitly: a connection broken under a transaction can still turn a
+     * record into a {@code HANDLER_ERROR} dead letter (docs/chaos.md, network faults).
+     */
     static Settings defaults() {
       return new Settings(
-          EnumSet.allOf(Fault.class),
+          EnumSet.of(Fault.LATENCY),
           DEFAULT_FIRST_AFTER,
           DEFAULT_EVERY,
           DEFAULT_LATENCY,
