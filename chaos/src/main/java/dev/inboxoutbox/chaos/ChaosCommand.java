@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
       "Kill consumers mid-flight and verify exactly-once effects (the main job).",
       "Starts PostgreSQL and Kafka (embedded unless IOX_JDBC_URL / IOX_KAFKA_BOOTSTRAP are set), runs",
       "order-consumer and payment-consumer processes, produces orders, SIGKILLs consumers and relay leaders,",
-      "restarts them, waits for quiet and verifies. Exit code 1 on any violation, 2 on invalid options."
+      "restarts them, breaks the network to PostgreSQL (added latency, resets, a black hole), waits for",
+      "quiet and verifies. Exit code 1 on any violation, 2 on invalid options."
     })
 final class ChaosCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -142,6 +143,43 @@ final class ChaosCommand implements Callable<Integer> {
   Duration quiescence;
 
   @Option(
+      names = "--network-faults",
+      defaultValue = "latency",
+      description =
+          "Network faults between the services and PostgreSQL, injected in turn: any of latency,"
+              + " reset, blackhole, or none (default ${DEFAULT-VALUE}).")
+  String networkFaults;
+
+  @Option(
+      names = "--network-fault-every",
+      defaultValue = "15s",
+      converter = DurationConverter.class,
+      description = "From one network fault's start to the next one's (default ${DEFAULT-VALUE}).")
+  Duration networkFaultEvery;
+
+  @Option(
+      names = "--network-fault-first-after",
+      defaultValue = "8s",
+      converter = DurationConverter.class,
+      description =
+          "When the first network fault starts after the load (default ${DEFAULT-VALUE}).")
+  Duration networkFaultFirstAfter;
+
+  @Option(
+      names = "--network-fault-duration",
+      defaultValue = "4s",
+      converter = DurationConverter.class,
+      description = "How long added latency or a black hole lasts (default ${DEFAULT-VALUE}).")
+  Duration networkFaultDuration;
+
+  @Option(
+      names = "--network-latency",
+      defaultValue = "200ms",
+      converter = DurationConverter.class,
+      description = "Added delay per chunk and direction (default ${DEFAULT-VALUE}).")
+  Duration networkLatency;
+
+  @Option(
       names = "--reports",
       paramLabel = "DIRECTORY",
       defaultValue = "iox-reports",
@@ -160,7 +198,15 @@ final class ChaosCommand implements Callable<Integer> {
     long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
     Path root = Iox.repoRoot(repo);
     ChaosOptions options;
+    NetworkChaos.Settings network;
     try {
+      network =
+          new NetworkChaos.Settings(
+              NetworkChaos.Fault.parseList(networkFaults),
+              networkFaultFirstAfter,
+              networkFaultEvery,
+              networkLatency,
+              networkFaultDuration);
       options =
           new ChaosOptions(
               chosenSeed,
@@ -184,6 +230,6 @@ final class ChaosCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    return new ChaosRun(options, System.out).run() ? 0 : 1;
+    return new ChaosRun(options, network, System.out).run() ? 0 : 1;
   }
 }

@@ -4,6 +4,7 @@ import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
+import dev.inboxoutbox.provider.WebhookStats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,11 +33,18 @@ import java.util.concurrent.Future;
 final class ChaosRun {
 
   private final ChaosOptions options;
+  private final NetworkChaos.Settings network;
   private final PrintStream out;
   private final Random random;
 
+  /** A run with the default network faults. */
   ChaosRun(ChaosOptions options, PrintStream out) {
+    this(options, NetworkChaos.Settings.defaults(), out);
+  }
+
+  ChaosRun(ChaosOptions options, NetworkChaos.Settings network, PrintStream out) {
     this.options = options;
+    this.network = network;
     this.out = out;
     this.random = new Random(options.seed());
   }
@@ -71,6 +80,9 @@ final class ChaosRun {
         Database paymentsDb = stack.postgres().createDatabase();
         ServiceFleet fleet = new ServiceFleet(random, options.restartDelay(), out);
         WebhookProxy proxy = new WebhookProxy(fleet.paymentServices());
+        // The services reach PostgreSQL through this proxy; the run's own checks go direct.
+        TcpProxy postgresProxy =
+            new TcpProxy("postgres", NetworkChaos.jdbcUpstream(ordersDb.jdbcUrl()));
         PaymentProviderSimulator provider =
             PaymentProviderSimulator.builder()
                 .port(0)
@@ -89,12 +101,17 @@ final class ChaosRun {
           stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
       Map<String, String> chaos = ServiceLaunch.chaosProperties(options, crashPointsArmed);
       Map<String, String> orderProperties =
-          ServiceLaunch.serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, chaos);
+          throughProxy(
+              ServiceLaunch.serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, chaos),
+              postgresProxy);
       Map<String, String> paymentExtra = new HashMap<>(chaos);
       paymentExtra.putAll(
           ServiceLaunch.paymentProviderProperties(provider.baseUrl().toString(), secret));
       Map<String, String> paymentProperties =
-          ServiceLaunch.serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, paymentExtra);
+          throughProxy(
+              ServiceLaunch.serviceProperties(
+                  paymentsDb, bootstrap, sessionTimeoutMs, paymentExtra),
+              postgresProxy);
       ServiceLaunch.Jars jars =
           ServiceLaunch.prepare(options.repoRoot(), orderProperties, paymentProperties, logs, out);
       for (int i = 1; i <= options.orderInstances(); i++) {
@@ -115,6 +132,15 @@ final class ChaosRun {
           jars.orders().description());
 
       Instant loadStarted = Instant.now();
+      FaultLog faults = new FaultLog(loadStarted);
+      NetworkChaos networkChaos =
+          new NetworkChaos(
+              List.of(postgresProxy),
+              network,
+              faults,
+              // its own draws, so the kills' sequence of a seed stays what it was
+              new Random(options.seed() + 1),
+              out);
       ExecutorService background = Executors.newSingleThreadExecutor();
       fleet.superviseCrashes();
       try (LoadProducer load =
@@ -131,7 +157,10 @@ final class ChaosRun {
                   load.send(options.orders(), options.ratePerSecond());
                   return null;
                 });
-        killWhileLoading(fleet, producing, progress, loadStarted);
+        networkChaos.start();
+        killWhileLoading(fleet, producing, progress, loadStarted, networkChaos);
+        // The network faults end with the kill phase: the run drains over a clean network.
+        networkChaos.stop();
         // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
         // the drain has to wait for.
         Files.deleteIfExists(crashPointsArmed);
@@ -150,6 +179,18 @@ final class ChaosRun {
         List<Invariant> invariants =
             new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap)
                 .verify(load.sent(), provider.ledger());
+        WebhookStats webhooks = provider.webhookStats();
+        RunFigures.Summary figures =
+            RunFigures.summarise(
+                faults.all(),
+                RunEvidence.orderTimes(ordersDb.dataSource()),
+                load.sent().firstSentAtEpochMillis,
+                loadStarted.toEpochMilli(),
+                progress.duplicatesByOperation(),
+                load.sent().retries.get(),
+                RunEvidence.relayResendsByTopic(bootstrap),
+                webhooks.deliveries() - webhooks.events(),
+                RunEvidence.deadLettersByReason(bootstrap));
         Report report =
             new Report(
                 options,
@@ -157,35 +198,42 @@ final class ChaosRun {
                 fleet.killCounts(),
                 invariants,
                 progress.timeline(),
-                fleet.killLog(),
-                Map.of(
-                    "webhooks",
-                    provider.webhookStats().toString(),
-                    "ledgerEntries",
-                    provider.ledger().size()),
+                Report.onRunTimeBase(fleet.killLog(), loadStarted.toEpochMilli()),
+                Map.of("webhooks", webhooks, "ledgerEntries", provider.ledger().size()),
                 Duration.between(started, Instant.now()),
-                machineLoadSince(cpuAtStart));
+                machineLoadSince(cpuAtStart),
+                network,
+                figures);
         report.print(out);
         Path json = report.writeJson(runDirectory);
         Path html = report.writeHtml(runDirectory);
         out.printf("report: %s%n        %s%n", json, html);
         return report.passed();
       } finally {
+        networkChaos.stop();
         background.shutdownNow();
       }
     }
   }
 
   /**
-   * Kills at random intervals until every order is sent and there were at least {@code min-kills}
-   * kills; samples progress once a second meanwhile.
+   * Kills at random intervals until every order is sent, there were at least {@code min-kills}
+   * kills and, when network faults were chosen, at least one of them; samples progress once a
+   * second meanwhile.
    */
   private void killWhileLoading(
-      ServiceFleet fleet, Future<?> producing, Progress progress, Instant loadStarted)
+      ServiceFleet fleet,
+      Future<?> producing,
+      Progress progress,
+      Instant loadStarted,
+      NetworkChaos networkChaos)
       throws InterruptedException {
     Instant nextKill = Instant.now().plus(killInterval());
     Instant nextSample = Instant.now();
-    while (!producing.isDone() || fleet.totalKills() < options.minKills()) {
+    boolean networkFaultDue = !network.faults().isEmpty();
+    while (!producing.isDone()
+        || fleet.totalKills() < options.minKills()
+        || (networkFaultDue && networkChaos.injected() == 0)) {
       Instant now = Instant.now();
       if (!now.isBefore(nextKill)) {
         // A kill that found no eligible victim is due again as soon as one is.
@@ -200,6 +248,21 @@ final class ChaosRun {
         break; // a broken setup must not hang a CI run
       }
     }
+  }
+
+  /**
+   * The services' settings with the database URL pointing at the proxy, when network faults were
+   * chosen: without them the services connect directly and the proxy carries nothing.
+   */
+  private Map<String, String> throughProxy(Map<String, String> properties, TcpProxy proxy) {
+    if (network.faults().isEmpty()) {
+      return properties;
+    }
+    Map<String, String> proxied = new LinkedHashMap<>(properties);
+    proxied.put(
+        "spring.datasource.url",
+        NetworkChaos.jdbcUrlThrough(properties.get("spring.datasource.url"), proxy));
+    return proxied;
   }
 
   private Duration killInterval() {

@@ -35,6 +35,9 @@ final class LoadProducer implements AutoCloseable {
     final AtomicLong records = new AtomicLong();
     final AtomicLong retries = new AtomicLong();
 
+    /** When each distinct order was first sent (epoch ms): where its end-to-end latency starts. */
+    final Map<String, Long> firstSentAtEpochMillis = new ConcurrentHashMap<>();
+
     /** Sends Kafka did not acknowledge: a broken run, not a broken consumer. */
     final AtomicLong failedSends = new AtomicLong();
 
@@ -126,6 +129,7 @@ final class LoadProducer implements AutoCloseable {
       String customer = "c-" + random.nextInt(500);
       String key = UUID.randomUUID().toString();
       String order = order(customer);
+      sent.firstSentAtEpochMillis.put(key, System.currentTimeMillis());
       send(key, customer, order);
       listener.sent(SentKind.ORDER, key);
       sent.validKeys.add(key);

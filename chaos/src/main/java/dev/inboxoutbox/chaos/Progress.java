@@ -30,7 +30,8 @@ final class Progress {
   private final Instant loadStarted;
   private final PrintStream out;
   private final List<Map<String, Object>> timeline = new ArrayList<>();
-  private final Map<ServiceProcess, Absorbed> duplicates = new ConcurrentHashMap<>();
+  // Per instance and consumer group ("order-consumer-1/order-commands").
+  private final Map<String, Absorbed> duplicates = new ConcurrentHashMap<>();
 
   Progress(
       ServiceFleet fleet,
@@ -76,41 +77,79 @@ final class Progress {
       applied = -1;
       settled = -1;
     }
-    double absorbed = 0;
-    for (ServiceProcess service : fleet.all()) {
-      Absorbed seen = duplicates.computeIfAbsent(service, s -> new Absorbed());
-      int life = service.starts();
-      if (life != seen.lifeSeen) {
-        seen.previousLives += seen.currentLife;
-        seen.currentLife = 0;
-        seen.lifeSeen = life;
-      }
-      service
-          .get("/actuator/metrics/iox.consumer.claims?tag=result:duplicate")
-          .ifPresent(
-              body -> {
-                Matcher value = MEASUREMENT.matcher(body);
-                if (value.find()) {
-                  seen.currentLife = Double.parseDouble(value.group(1));
-                }
-              });
-      absorbed += seen.total();
-    }
+    long absorbed = sampleDuplicates();
     int kills = fleet.totalKills();
     Map<String, Object> point = new LinkedHashMap<>();
-    point.put("t", Duration.between(loadStarted, Instant.now()).toMillis() / 1000.0);
+    long atMillis = Duration.between(loadStarted, Instant.now()).toMillis();
+    point.put("atMillis", atMillis);
     point.put("sent", load.sent().records.get());
     point.put("orders", applied);
     point.put("settled", settled);
-    point.put("duplicatesAbsorbed", (long) absorbed);
+    point.put("duplicatesAbsorbed", absorbed);
     point.put("kills", kills);
     synchronized (this) {
       timeline.add(point);
     }
     out.printf(
         "\r[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d   ",
-        (double) point.get("t"), point.get("sent"), applied, settled, (long) absorbed, kills);
+        atMillis / 1000.0, point.get("sent"), applied, settled, absorbed, kills);
     out.flush();
+  }
+
+  /**
+   * Reads each live instance's duplicate claims per consumer group. A consumer group belongs to the
+   * service its name starts with (order-commands to order-consumer), so each instance is asked only
+   * for its own groups.
+   */
+  private long sampleDuplicates() {
+    long absorbed = 0;
+    for (ServiceProcess service : fleet.all()) {
+      String servicePrefix = service.name().substring(0, service.name().indexOf('-') + 1);
+      for (String[] group : Verifier.CONSUMER_GROUPS) {
+        String operation = group[0];
+        if (!operation.startsWith(servicePrefix)) {
+          continue;
+        }
+        Absorbed seen =
+            duplicates.computeIfAbsent(service.name() + "/" + operation, key -> new Absorbed());
+        int life = service.starts();
+        if (life != seen.lifeSeen) {
+          seen.previousLives += seen.currentLife;
+          seen.currentLife = 0;
+          seen.lifeSeen = life;
+        }
+        service
+            .get(
+                "/actuator/metrics/iox.consumer.claims?tag=result:duplicate&tag=operation:"
+                    + operation)
+            .ifPresent(
+                body -> {
+                  Matcher value = MEASUREMENT.matcher(body);
+                  if (value.find()) {
+                    seen.currentLife = Double.parseDouble(value.group(1));
+                  }
+                });
+        absorbed += (long) seen.total();
+      }
+    }
+    return absorbed;
+  }
+
+  /**
+   * Duplicate claims per consumer group over the whole run. Sampled once a second from each
+   * instance: what an instance absorbed in the last second before it was killed is missing, so
+   * these are lower bounds.
+   */
+  Map<String, Long> duplicatesByOperation() {
+    Map<String, Long> byOperation = new LinkedHashMap<>();
+    for (String[] group : Verifier.CONSUMER_GROUPS) {
+      byOperation.put(group[0], 0L);
+    }
+    duplicates.forEach(
+        (key, absorbed) ->
+            byOperation.merge(
+                key.substring(key.indexOf('/') + 1), (long) absorbed.total(), Long::sum));
+    return byOperation;
   }
 
   synchronized List<Map<String, Object>> timeline() {

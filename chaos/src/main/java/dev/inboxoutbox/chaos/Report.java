@@ -27,6 +27,8 @@ final class Report {
   private final Map<String, Object> provider;
   private final Duration took;
   private final Optional<MachineLoad> machine;
+  private final NetworkChaos.Settings network;
+  private final RunFigures.Summary figures;
 
   Report(
       ChaosOptions options,
@@ -37,7 +39,9 @@ final class Report {
       List<Map<String, Object>> killLog,
       Map<String, Object> provider,
       Duration took,
-      Optional<MachineLoad> machine) {
+      Optional<MachineLoad> machine,
+      NetworkChaos.Settings network,
+      RunFigures.Summary figures) {
     this.options = options;
     this.sent = sent;
     this.kills = kills;
@@ -47,6 +51,8 @@ final class Report {
     this.provider = provider;
     this.took = took;
     this.machine = machine;
+    this.network = network;
+    this.figures = figures;
   }
 
   boolean passed() {
@@ -57,6 +63,7 @@ final class Report {
     out.printf(
         "%nseed %d, %d s, sent %s, kills %s%n", options.seed(), took.toSeconds(), sent, kills);
     machine.ifPresent(load -> out.println(load.describe()));
+    printFigures(out);
     out.printf(
         "%-68s %-6s %10s %10s  %s%n", "invariant", "result", "checked", "violations", "detail");
     for (Invariant invariant : invariants) {
@@ -71,38 +78,70 @@ final class Report {
     out.println(passed() ? "VERDICT: PASS (exactly-once effects held)" : "VERDICT: FAIL");
   }
 
+  private void printFigures(PrintStream out) {
+    out.printf(
+        "%-20s %-20s %9s %9s %22s%n",
+        "fault", "target", "start s", "end s", "orders moving after ms");
+    for (Map<String, Object> fault : figures.faults()) {
+      if (FaultLog.Kind.valueOf((String) fault.get("kind")).infrastructure()) {
+        out.printf(
+            "%-20s %-20s %9s %9s %22s%n",
+            fault.get("kind"),
+            fault.get("target"),
+            seconds(fault.get("startMillis")),
+            seconds(fault.get("endMillis")),
+            fault.get("ordersMovingAgainAfterMillis") == null
+                ? "-"
+                : fault.get("ordersMovingAgainAfterMillis"));
+      }
+    }
+    out.println("duplicates absorbed by source: " + figures.duplicateSources());
+    out.println("dead letters by reason: " + figures.deadLettersByReason());
+    out.println("order sent -> placed, ms: " + figures.sentToPlacedMillis());
+    out.println("order sent -> settled, ms: " + figures.sentToSettledMillis());
+  }
+
+  private static String seconds(Object millis) {
+    return millis instanceof Number n
+        ? String.format(java.util.Locale.ROOT, "%.1f", n.doubleValue() / 1000)
+        : "-";
+  }
+
   private Map<String, Object> document() {
     Map<String, Object> document = new LinkedHashMap<>();
     document.put("verdict", passed() ? "PASS" : "FAIL");
     document.put("seed", options.seed());
-    document.put("tookSeconds", took.toSeconds());
-    document.put(
-        "options",
-        Map.of(
-            "orders",
-            options.orders(),
-            "ratePerSecond",
-            options.ratePerSecond(),
-            "orderInstances",
-            options.orderInstances(),
-            "paymentInstances",
-            options.paymentInstances(),
-            "dedup",
-            options.dedup(),
-            "crashPointProbability",
-            options.crashPointProbability(),
-            "retryShare",
-            options.retryShare(),
-            "conflictShare",
-            options.conflictShare(),
-            "malformedShare",
-            options.malformedShare(),
-            "webhookDuplicateShare",
-            options.webhookDuplicateShare()));
+    document.put("tookMillis", took.toMillis());
+    Map<String, Object> chosen = new LinkedHashMap<>();
+    chosen.put("orders", options.orders());
+    chosen.put("ratePerSecond", options.ratePerSecond());
+    chosen.put("orderInstances", options.orderInstances());
+    chosen.put("paymentInstances", options.paymentInstances());
+    chosen.put("dedup", options.dedup());
+    chosen.put("crashPointProbability", options.crashPointProbability());
+    chosen.put("retryShare", options.retryShare());
+    chosen.put("conflictShare", options.conflictShare());
+    chosen.put("malformedShare", options.malformedShare());
+    chosen.put("webhookDuplicateShare", options.webhookDuplicateShare());
+    chosen.put("networkFaults", network.faults().stream().map(Enum::name).sorted().toList());
+    chosen.put("networkFaultFirstAfterMillis", network.firstAfter().toMillis());
+    chosen.put("networkFaultEveryMillis", network.every().toMillis());
+    chosen.put("networkLatencyMillis", network.latency().toMillis());
+    chosen.put("networkFaultDurationMillis", network.duration().toMillis());
+    document.put("options", chosen);
+    document.put("timeBase", "milliseconds since the load started (every *Millis and atMillis)");
     document.put("sent", sent);
     document.put("kills", kills);
     document.put("provider", provider);
     document.put("invariants", invariants);
+    document.put("faults", figures.faults());
+    document.put("duplicatesAbsorbedBySource", figures.duplicateSources());
+    document.put("duplicatesAbsorbedByConsumerGroup", figures.duplicatesByOperation());
+    document.put("deadLettersByReason", figures.deadLettersByReason());
+    Map<String, Object> latency = new LinkedHashMap<>();
+    latency.put("sentToPlaced", figures.sentToPlacedMillis());
+    latency.put("sentToSettled", figures.sentToSettledMillis());
+    document.put("endToEndLatencyMillis", latency);
     document.put("timeline", timeline);
     document.put("killLog", killLog);
     machine.ifPresent(load -> document.put("machine", load));
@@ -117,145 +156,51 @@ final class Report {
 
   Path writeHtml(Path directory) throws IOException {
     Path file = directory.resolve("report.html");
-    StringBuilder rows = new StringBuilder();
-    for (Invariant invariant : invariants) {
-      rows.append("<tr class=\"")
-          .append(invariant.passed() ? "pass" : "fail")
-          .append("\"><td>")
-          .append(escape(invariant.name()))
-          .append("</td><td>")
-          .append(invariant.passed() ? "PASS" : "FAIL")
-          .append("</td><td>")
-          .append(invariant.checked())
-          .append("</td><td>")
-          .append(invariant.violations())
-          .append("</td><td>")
-          .append(escape(invariant.detail()))
-          .append("</td></tr>\n");
-    }
-    String html =
-        """
-        <!doctype html>
-        <html><head><meta charset="utf-8"><title>iox chaos report</title>
-        <style>
-          body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-          table { border-collapse: collapse; } td, th { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left; }
-          tr.pass td:nth-child(2) { color: #17803d; font-weight: bold; } tr.fail td:nth-child(2) { color: #c0262d; font-weight: bold; }
-          .verdict { font-size: 1.6em; font-weight: bold; } .legend span { margin-right: 1.5em; }
-        </style></head><body>
-        <h1>iox chaos report</h1>
-        <p class="verdict">%s</p>
-        <p>seed %d &middot; %d s &middot; sent %s &middot; kills %s</p>
-        <p>%s</p>
-        <h2>Timeline</h2>
-        <p class="legend"><span style="color:#2563eb">&#9632; orders applied</span><span style="color:#16a34a">&#9632; orders settled (paid or payment failed)</span><span style="color:#9333ea">&#9632; duplicates absorbed</span><span style="color:#64748b">&#9632; records sent</span><span style="color:#dc2626">| kill</span></p>
-        %s
-        <h2>Invariants</h2>
-        <table><tr><th>invariant</th><th>result</th><th>checked</th><th>violations</th><th>detail</th></tr>
-        %s</table>
-        <h2>Raw data</h2><p>See report.json next to this file.</p>
-        </body></html>
-        """
-            .formatted(
-                passed() ? "PASS: exactly-once effects held" : "FAIL: see the violations below",
-                options.seed(),
-                took.toSeconds(),
-                escape(sent.toString()),
-                escape(kills.toString()),
-                machine.map(load -> escape(load.describe())).orElse(""),
-                chart(),
-                rows);
-    Files.writeString(file, html);
+    Files.writeString(
+        file,
+        new ReportPage(
+                passed(),
+                "seed "
+                    + options.seed()
+                    + " · took "
+                    + took.toSeconds()
+                    + " s · sent: "
+                    + readable(sent)
+                    + " · kills: "
+                    + readable(kills),
+                machine.map(MachineLoad::describe).orElse(""),
+                timeline,
+                killLog,
+                figures,
+                invariants)
+            .html());
     return file;
   }
 
-  /** An inline SVG: three series over time and a tick per kill; no script, opens anywhere. */
-  private String chart() {
-    if (timeline.isEmpty()) {
-      return "<p>no samples</p>";
-    }
-    double width = 900;
-    double height = 300;
-    double maxT = Math.max(1, number(timeline.get(timeline.size() - 1), "t"));
-    double maxY = 1;
-    for (Map<String, Object> point : timeline) {
-      maxY =
-          Math.max(
-              maxY,
-              Math.max(
-                  number(point, "sent"),
-                  Math.max(number(point, "orders"), number(point, "duplicatesAbsorbed"))));
-    }
-    StringBuilder svg = new StringBuilder();
-    svg.append("<svg width=\"")
-        .append((int) width + 60)
-        .append("\" height=\"")
-        .append((int) height + 40)
-        .append("\" xmlns=\"http://www.w3.org/2000/svg\"><g transform=\"translate(50,10)\">");
-    svg.append("<rect width=\"")
-        .append(width)
-        .append("\" height=\"")
-        .append(height)
-        .append("\" fill=\"#fafafa\" stroke=\"#ccc\"/>");
-    int previousKills = 0;
-    for (Map<String, Object> point : timeline) {
-      int killsSoFar = (int) number(point, "kills");
-      if (killsSoFar > previousKills) {
-        double x = number(point, "t") / maxT * width;
-        svg.append("<line x1=\"")
-            .append(fmt(x))
-            .append("\" x2=\"")
-            .append(fmt(x))
-            .append("\" y1=\"0\" y2=\"")
-            .append(height)
-            .append("\" stroke=\"#dc2626\" stroke-opacity=\"0.5\"/>");
-        previousKills = killsSoFar;
-      }
-    }
-    svg.append(series("sent", "#64748b", maxT, maxY, width, height));
-    svg.append(series("orders", "#2563eb", maxT, maxY, width, height));
-    svg.append(series("settled", "#16a34a", maxT, maxY, width, height));
-    svg.append(series("duplicatesAbsorbed", "#9333ea", maxT, maxY, width, height));
-    svg.append("<text x=\"-45\" y=\"10\" font-size=\"11\">").append((long) maxY).append("</text>");
-    svg.append("<text x=\"")
-        .append(width - 40)
-        .append("\" y=\"")
-        .append(height + 25)
-        .append("\" font-size=\"11\">")
-        .append(fmt(maxT))
-        .append(" s</text>");
-    svg.append("</g></svg>");
-    return svg.toString();
+  /** "records 11324, distinctOrders 10000" instead of a map's toString(). */
+  private static String readable(Map<String, ?> counts) {
+    StringBuilder text = new StringBuilder();
+    counts.forEach(
+        (name, value) ->
+            text.append(text.isEmpty() ? "" : ", ").append(name).append(' ').append(value));
+    return text.toString();
   }
 
-  private String series(
-      String field, String colour, double maxT, double maxY, double width, double height) {
-    StringBuilder points = new StringBuilder();
-    for (Map<String, Object> point : timeline) {
-      double value = Math.max(0, number(point, field));
-      points
-          .append(fmt(number(point, "t") / maxT * width))
-          .append(',')
-          .append(fmt(height - value / maxY * height))
-          .append(' ');
-    }
-    return "<polyline fill=\"none\" stroke=\""
-        + colour
-        + "\" stroke-width=\"2\" points=\""
-        + points
-        + "\"/>";
-  }
-
-  private static double number(Map<String, Object> point, String field) {
-    Object value = point.get(field);
-    return value instanceof Number n ? n.doubleValue() : 0;
-  }
-
-  private static String fmt(double value) {
-    return String.format(java.util.Locale.ROOT, "%.1f", value);
-  }
-
-  private static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+  /**
+   * The fleet's kill log with each kill's epoch time replaced by milliseconds since the load
+   * started, the time base of everything else in the report.
+   */
+  static List<Map<String, Object>> onRunTimeBase(
+      List<Map<String, Object>> killLog, long loadStartedEpochMillis) {
+    return killLog.stream()
+        .map(
+            entry -> {
+              Map<String, Object> shifted = new LinkedHashMap<>(entry);
+              if (entry.get("atMillis") instanceof Number epochMillis) {
+                shifted.put("atMillis", epochMillis.longValue() - loadStartedEpochMillis);
+              }
+              return shifted;
+            })
+        .toList();
   }
 }

@@ -179,7 +179,7 @@ final class Verifier {
 
   private Invariant deadLettered(LoadProducer.Sent sent) {
     Map<String, Set<String>> reasonsByKey = new HashMap<>();
-    for (ConsumerRecord<String, byte[]> record : readAll(LoadProducer.TOPIC + ".DLT")) {
+    for (ConsumerRecord<String, byte[]> record : readAll(bootstrap, LoadProducer.TOPIC + ".DLT")) {
       String key = header(record, "iox-dlt-idempotency-key");
       String reason = header(record, "iox-dlt-reason");
       if (key != null && reason != null) {
@@ -237,7 +237,8 @@ final class Verifier {
         "consumers caught up", CONSUMER_GROUPS.size(), lag, "lag " + detail.toString().trim());
   }
 
-  private List<ConsumerRecord<String, byte[]>> readAll(String topic) {
+  /** Every record of {@code topic} from its beginning to its end at the time of the call. */
+  static List<ConsumerRecord<String, byte[]>> readAll(String bootstrap, String topic) {
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
