@@ -31,11 +31,17 @@ import java.util.concurrent.Future;
 final class ChaosRun {
 
   private final ChaosOptions options;
+  private final FaultOptions faultOptions;
   private final PrintStream out;
   private final Random random;
 
   ChaosRun(ChaosOptions options, PrintStream out) {
+    this(options, FaultOptions.processesOnly(), out);
+  }
+
+  ChaosRun(ChaosOptions options, FaultOptions faultOptions, PrintStream out) {
     this.options = options;
+    this.faultOptions = faultOptions;
     this.out = out;
     this.random = new Random(options.seed());
   }
@@ -66,7 +72,17 @@ final class ChaosRun {
     // A killed member's partitions wait for its session to expire. The embedded broker accepts 3 s;
     // an external one may keep Kafka's 6 s floor.
     String sessionTimeoutMs = settings.kafkaBootstrap().isPresent() ? "6000" : "3000";
-    try (DevStack stack = DevStack.start(settings);
+    out.printf(
+        "faults: %s%n", faultOptions.kinds().stream().map(FaultOptions::nameOf).sorted().toList());
+    // The cluster's processes start while PostgreSQL does; the stack then treats it as external.
+    Optional<KafkaCluster> cluster =
+        faultOptions.kafkaBrokers() == KafkaCluster.BROKERS && settings.kafkaBootstrap().isEmpty()
+            ? Optional.of(KafkaCluster.start(runDirectory.resolve("kafka")))
+            : Optional.empty();
+    DevStackSettings stackSettings =
+        cluster.map(brokers -> withKafka(settings, brokers.bootstrapServers())).orElse(settings);
+    try (AutoCloseable stopCluster = () -> cluster.ifPresent(KafkaCluster::close);
+        DevStack stack = DevStack.start(stackSettings);
         Database ordersDb = stack.postgres().createDatabase();
         Database paymentsDb = stack.postgres().createDatabase();
         ServiceFleet fleet = new ServiceFleet(random, options.restartDelay(), out);
@@ -84,9 +100,19 @@ final class ChaosRun {
                 .build()
                 .start()) {
       String bootstrap = stack.kafka().bootstrapServers();
+      if (cluster.isPresent()) {
+        cluster.get().awaitReady(Duration.ofMinutes(2));
+      }
+      if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)) {
+        commitsSurviveCrashes(ordersDb);
+        commitsSurviveCrashes(paymentsDb);
+      }
       out.printf(
           "stack: %s, %s; provider on port %d; logs in %s%n",
-          stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
+          stack.postgres().description(),
+          cluster.map(KafkaCluster::description).orElse(stack.kafka().description()),
+          provider.port(),
+          logs);
       Map<String, String> chaos = ServiceLaunch.chaosProperties(options, crashPointsArmed);
       Map<String, String> orderProperties =
           ServiceLaunch.serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, chaos);
@@ -115,15 +141,20 @@ final class ChaosRun {
           jars.orders().description());
 
       Instant loadStarted = Instant.now();
+      FaultLog faultLog = new FaultLog(loadStarted);
+      fleet.recordFaultsIn(faultLog);
       ExecutorService background = Executors.newSingleThreadExecutor();
       fleet.superviseCrashes();
-      try (LoadProducer load =
-          new LoadProducer(
-              bootstrap,
-              options.seed(),
-              options.retryShare(),
-              options.conflictShare(),
-              options.malformedShare())) {
+      try (InfrastructureFaults infrastructure =
+              new InfrastructureFaults(
+                  faultOptions, faultLog, stack.postgres().processes(), cluster, random, out);
+          LoadProducer load =
+              new LoadProducer(
+                  bootstrap,
+                  options.seed(),
+                  options.retryShare(),
+                  options.conflictShare(),
+                  options.malformedShare())) {
         Progress progress = new Progress(fleet, load, ordersDb, loadStarted, out);
         Future<?> producing =
             background.submit(
@@ -131,7 +162,9 @@ final class ChaosRun {
                   load.send(options.orders(), options.ratePerSecond());
                   return null;
                 });
-        killWhileLoading(fleet, producing, progress, loadStarted);
+        killWhileLoading(fleet, infrastructure, producing, progress, loadStarted);
+        // The drain starts with every server up.
+        infrastructure.awaitIdle();
         // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
         // the drain has to wait for.
         Files.deleteIfExists(crashPointsArmed);
@@ -165,6 +198,7 @@ final class ChaosRun {
                     provider.ledger().size()),
                 Duration.between(started, Instant.now()),
                 machineLoadSince(cpuAtStart));
+        report.faults(faultLog.all());
         report.print(out);
         Path json = report.writeJson(runDirectory);
         Path html = report.writeHtml(runDirectory);
@@ -181,13 +215,21 @@ final class ChaosRun {
    * kills; samples progress once a second meanwhile.
    */
   private void killWhileLoading(
-      ServiceFleet fleet, Future<?> producing, Progress progress, Instant loadStarted)
-      throws InterruptedException {
+      ServiceFleet fleet,
+      InfrastructureFaults infrastructure,
+      Future<?> producing,
+      Progress progress,
+      Instant loadStarted)
+      throws InterruptedException, java.util.concurrent.ExecutionException {
+    boolean killing = faultOptions.includes(FaultLog.Kind.PROCESS_KILL);
     Instant nextKill = Instant.now().plus(killInterval());
     Instant nextSample = Instant.now();
-    while (!producing.isDone() || fleet.totalKills() < options.minKills()) {
+    while (!producing.isDone()
+        || (killing && fleet.totalKills() < options.minKills())
+        || !infrastructure.eachKindInjected()) {
       Instant now = Instant.now();
-      if (!now.isBefore(nextKill)) {
+      infrastructure.tick();
+      if (killing && !now.isBefore(nextKill)) {
         // A kill that found no eligible victim is due again as soon as one is.
         nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
       }
@@ -206,6 +248,31 @@ final class ChaosRun {
     long min = options.killIntervalMin().toMillis();
     long max = options.killIntervalMax().toMillis();
     return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
+  }
+
+  private static DevStackSettings withKafka(DevStackSettings settings, String bootstrap) {
+    return new DevStackSettings(
+        settings.postgresMode(),
+        settings.jdbcUrl(),
+        settings.jdbcUser(),
+        settings.jdbcPassword(),
+        settings.postgresPort(),
+        Optional.of(bootstrap),
+        settings.kafkaPort(),
+        settings.workDir());
+  }
+
+  /**
+   * The dev stack's server runs with {@code synchronous_commit=off}, under which a crash of
+   * PostgreSQL loses commits it already acknowledged: a consumer would then have committed its
+   * offset for an effect that is gone. Production runs with it on; so does a run that crashes the
+   * database.
+   */
+  private static void commitsSurviveCrashes(Database database) throws java.sql.SQLException {
+    try (java.sql.Connection connection = database.connect();
+        java.sql.Statement statement = connection.createStatement()) {
+      statement.execute("ALTER DATABASE \"" + database.name() + "\" SET synchronous_commit = on");
+    }
   }
 
   private static Optional<MachineLoad> machineLoadSince(Optional<MachineLoad.Sample> start) {

@@ -27,6 +27,7 @@ final class Report {
   private final Map<String, Object> provider;
   private final Duration took;
   private final Optional<MachineLoad> machine;
+  private List<FaultLog.Fault> faults = List.of();
 
   Report(
       ChaosOptions options,
@@ -49,6 +50,37 @@ final class Report {
     this.machine = machine;
   }
 
+  /** The run's faults, on the load's time base. */
+  void faults(List<FaultLog.Fault> faults) {
+    this.faults = List.copyOf(faults);
+  }
+
+  /** How many faults of each kind, in the order of the kinds. */
+  private Map<String, Long> faultCounts() {
+    Map<String, Long> counts = new LinkedHashMap<>();
+    for (FaultLog.Kind kind : FaultLog.Kind.values()) {
+      long count = faults.stream().filter(f -> f.kind() == kind).count();
+      if (count > 0) {
+        counts.put(FaultOptions.nameOf(kind), count);
+      }
+    }
+    return counts;
+  }
+
+  private List<Map<String, Object>> faultList() {
+    return faults.stream()
+        .map(
+            fault -> {
+              Map<String, Object> entry = new LinkedHashMap<>();
+              entry.put("kind", FaultOptions.nameOf(fault.kind()));
+              entry.put("target", fault.target());
+              entry.put("startMillis", fault.startMillis());
+              entry.put("endMillis", fault.endMillis().orElse(null));
+              return entry;
+            })
+        .toList();
+  }
+
   boolean passed() {
     return invariants.stream().allMatch(Invariant::passed);
   }
@@ -57,6 +89,7 @@ final class Report {
     out.printf(
         "%nseed %d, %d s, sent %s, kills %s%n", options.seed(), took.toSeconds(), sent, kills);
     machine.ifPresent(load -> out.println(load.describe()));
+    out.printf("faults %s%n", faultCounts());
     out.printf(
         "%-68s %-6s %10s %10s  %s%n", "invariant", "result", "checked", "violations", "detail");
     for (Invariant invariant : invariants) {
@@ -105,6 +138,8 @@ final class Report {
     document.put("invariants", invariants);
     document.put("timeline", timeline);
     document.put("killLog", killLog);
+    document.put("faultCounts", faultCounts());
+    document.put("faults", faultList());
     machine.ifPresent(load -> document.put("machine", load));
     return document;
   }
