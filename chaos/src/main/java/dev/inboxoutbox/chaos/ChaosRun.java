@@ -101,7 +101,7 @@ final class ChaosRun {
                 .start()) {
       String bootstrap = stack.kafka().bootstrapServers();
       if (cluster.isPresent()) {
-        cluster.get().awaitReady(Duration.ofMinutes(2));
+        cluster.get().awaitReady(Duration.ofMinutes(5));
       }
       if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)) {
         commitsSurviveCrashes(ordersDb);

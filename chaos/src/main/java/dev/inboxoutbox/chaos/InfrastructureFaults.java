@@ -22,7 +22,7 @@ import java.util.concurrent.Future;
  */
 final class InfrastructureFaults implements AutoCloseable {
 
-  private static final Duration BROKER_START_TIMEOUT = Duration.ofMinutes(2);
+  private static final Duration BROKER_START_TIMEOUT = Duration.ofMinutes(5);
 
   private final FaultOptions options;
   private final FaultLog log;

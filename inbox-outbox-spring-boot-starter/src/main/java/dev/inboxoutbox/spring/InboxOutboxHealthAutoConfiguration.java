@@ -8,11 +8,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.core.KafkaAdmin;
 
 /**
  * Health indicators where Actuator health is present: the relay's ({@code
- * /actuator/health/outboxRelay}) and the idempotent consumers' ({@code
- * /actuator/health/idempotentConsumers}).
+ * /actuator/health/outboxRelay}), the idempotent consumers' ({@code
+ * /actuator/health/idempotentConsumers}) and the connection to Kafka ({@code
+ * /actuator/health/kafkaConnection}).
  */
 @AutoConfiguration(
     after = {InboxOutboxAutoConfiguration.class, InboxOutboxRelayAutoConfiguration.class})
@@ -25,6 +27,13 @@ public class InboxOutboxHealthAutoConfiguration {
   IdempotentConsumersHealthIndicator idempotentConsumersHealthIndicator(
       IdempotentConsumers consumers) {
     return new IdempotentConsumersHealthIndicator(consumers);
+  }
+
+  @Bean
+  @ConditionalOnBean({IdempotentConsumers.class, KafkaAdmin.class})
+  @ConditionalOnMissingBean(name = "kafkaConnectionHealthIndicator")
+  KafkaConnectionHealthIndicator kafkaConnectionHealthIndicator(KafkaAdmin kafkaAdmin) {
+    return new KafkaConnectionHealthIndicator(kafkaAdmin.getConfigurationProperties());
   }
 
   /** Only with inbox-outbox-relay-debezium on the classpath. */
