@@ -145,8 +145,8 @@ final class InfrastructureFaults implements AutoCloseable {
     try {
       server.kill();
       out.printf(
-          "%n[%.1fs] PostgreSQL SIGKILLed, down for %s%n",
-          log.now() / 1000.0, options.postgresDown());
+          "%n[%.1fs] PostgreSQL SIGKILLed, down for %s s%n",
+          log.now() / 1000.0, seconds(options.postgresDown()));
       Thread.sleep(options.postgresDown().toMillis());
       server.start();
       out.printf("%n[%.1fs] PostgreSQL up again%n", log.now() / 1000.0);
@@ -162,8 +162,8 @@ final class InfrastructureFaults implements AutoCloseable {
     try {
       broker.kill();
       out.printf(
-          "%n[%.1fs] Kafka broker %d (leader of the busiest partitions) SIGKILLed, down for %s%n",
-          log.now() / 1000.0, broker.nodeId(), options.brokerDown());
+          "%n[%.1fs] Kafka broker %d (leader of the busiest partitions) SIGKILLed, down for %s s%n",
+          log.now() / 1000.0, broker.nodeId(), seconds(options.brokerDown()));
       Thread.sleep(options.brokerDown().toMillis());
       broker.start();
       KafkaCluster.awaitListening(broker, BROKER_START_TIMEOUT);
@@ -173,6 +173,10 @@ final class InfrastructureFaults implements AutoCloseable {
     } finally {
       fault.end();
     }
+  }
+
+  private static String seconds(Duration duration) {
+    return String.format(java.util.Locale.ROOT, "%.1f", duration.toMillis() / 1000.0);
   }
 
   @Override

@@ -1,6 +1,11 @@
 package dev.inboxoutbox.chaos;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
 import kafka.Kafka;
 import kafka.tools.StorageTool;
 
@@ -14,9 +19,25 @@ public final class KafkaBrokerMain {
   private KafkaBrokerMain() {}
 
   /** {@code <server.properties> <cluster id>} */
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
     String properties = args[0];
     String clusterId = args[1];
+    if (!formatted(Path.of(properties))) {
+      format(properties, clusterId);
+    }
+    Kafka.main(new String[] {properties});
+  }
+
+  /** A restart skips the storage tool: loading it costs CPU seconds a loaded machine lacks. */
+  private static boolean formatted(Path properties) throws IOException {
+    Properties settings = new Properties();
+    try (Reader reader = Files.newBufferedReader(properties)) {
+      settings.load(reader);
+    }
+    return Files.exists(Path.of(settings.getProperty("log.dirs"), "meta.properties"));
+  }
+
+  private static void format(String properties, String clusterId) {
     PrintStream out = System.out;
     int formatted =
         StorageTool.execute(
@@ -25,6 +46,5 @@ public final class KafkaBrokerMain {
       throw new IllegalStateException(
           "kafka-storage format of " + properties + " exited with " + formatted);
     }
-    Kafka.main(new String[] {properties});
   }
 }
