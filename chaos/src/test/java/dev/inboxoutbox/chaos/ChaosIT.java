@@ -23,7 +23,8 @@ class ChaosIT {
   void aShortChaosRunWithKillsADatabaseCrashAndABrokerKillPassesEveryInvariant() throws Exception {
     Run run =
         run(
-            options(true, 42),
+            // Restarted brokers and a recovering database make the drain longer than kills do.
+            options(true, 42, Duration.ofSeconds(300)),
             new FaultOptions(
                 FaultOptions.parseKinds(FaultOptions.DEFAULT_KINDS),
                 KafkaCluster.BROKERS,
@@ -45,12 +46,13 @@ class ChaosIT {
 
   @Test
   void theNegativeControlWithoutTheInboxFailsTheVerifier() throws Exception {
-    Run run = run(options(false, 7), FaultOptions.processesOnly());
+    Run run = run(options(false, 7, Duration.ofSeconds(120)), FaultOptions.processesOnly());
     assertThat(run.passed).as(run.output).isFalse();
     assertThat(run.output).containsPattern("one order per distinct accepted key\\s+FAIL");
   }
 
-  private static ChaosOptions options(boolean dedup, long seed) throws Exception {
+  private static ChaosOptions options(boolean dedup, long seed, Duration quiescence)
+      throws Exception {
     return new ChaosOptions(
         seed,
         600,
@@ -67,7 +69,7 @@ class ChaosIT {
         0.03,
         0.02,
         0.3,
-        Duration.ofSeconds(120),
+        quiescence,
         REPO,
         Files.createTempDirectory("iox-reports"));
   }
