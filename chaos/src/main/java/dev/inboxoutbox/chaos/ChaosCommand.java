@@ -180,6 +180,59 @@ final class ChaosCommand implements Callable<Integer> {
   Duration networkLatency;
 
   @Option(
+      names = "--faults",
+      description =
+          "Fault kinds to inject, comma-separated, from: process-kill, crash-point, postgres-crash,"
+              + " broker-kill (default "
+              + FaultOptions.DEFAULT_KINDS
+              + "; with --quick without broker-kill).")
+  String faults;
+
+  @Option(
+      names = "--quick",
+      description =
+          "The quick profile: one in-JVM Kafka broker instead of a cluster of three processes,"
+              + " so no broker-kill; every other fault as chosen.")
+  boolean quick;
+
+  @Option(
+      names = "--kafka-brokers",
+      description = "3: a KRaft cluster of broker processes (default); 1: the in-JVM broker.")
+  Integer kafkaBrokers;
+
+  @Option(
+      names = "--postgres-crash-every",
+      defaultValue = "40s",
+      converter = DurationConverter.class,
+      description =
+          "Time from the end of one PostgreSQL crash to the next; the first comes after half of it"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration postgresCrashEvery;
+
+  @Option(
+      names = "--postgres-down",
+      defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "How long PostgreSQL stays down after its SIGKILL (default ${DEFAULT-VALUE}).")
+  Duration postgresDown;
+
+  @Option(
+      names = "--broker-kill-every",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
+      description =
+          "Time from the end of one broker kill to the next; the first comes after half of it"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration brokerKillEvery;
+
+  @Option(
+      names = "--broker-down",
+      defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "How long a killed broker stays down (default ${DEFAULT-VALUE}).")
+  Duration brokerDown;
+
+  @Option(
       names = "--reports",
       paramLabel = "DIRECTORY",
       defaultValue = "iox-reports",
@@ -199,6 +252,7 @@ final class ChaosCommand implements Callable<Integer> {
     Path root = Iox.repoRoot(repo);
     ChaosOptions options;
     NetworkChaos.Settings network;
+    FaultOptions faultOptions;
     try {
       network =
           new NetworkChaos.Settings(
@@ -207,6 +261,19 @@ final class ChaosCommand implements Callable<Integer> {
               networkFaultEvery,
               networkLatency,
               networkFaultDuration);
+      faultOptions =
+          new FaultOptions(
+              FaultOptions.parseKinds(
+                  faults != null
+                      ? faults
+                      : quick
+                          ? FaultOptions.DEFAULT_KINDS.replace(",broker-kill", "")
+                          : FaultOptions.DEFAULT_KINDS),
+              kafkaBrokers != null ? kafkaBrokers : quick ? 1 : KafkaCluster.BROKERS,
+              postgresCrashEvery,
+              postgresDown,
+              brokerKillEvery,
+              brokerDown);
       options =
           new ChaosOptions(
               chosenSeed,
@@ -216,9 +283,9 @@ final class ChaosCommand implements Callable<Integer> {
               paymentInstances,
               killMin,
               killMax,
-              minKills,
+              faultOptions.includes(FaultLog.Kind.PROCESS_KILL) ? minKills : 0,
               restartDelay,
-              crashPoints,
+              faultOptions.includes(FaultLog.Kind.CRASH_POINT) ? crashPoints : 0,
               !noDedup,
               retryShare,
               conflictShare,
@@ -230,6 +297,6 @@ final class ChaosCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    return new ChaosRun(options, network, System.out).run() ? 0 : 1;
+    return new ChaosRun(options, faultOptions, network, System.out).run() ? 0 : 1;
   }
 }

@@ -34,16 +34,22 @@ final class ChaosRun {
 
   private final ChaosOptions options;
   private final NetworkChaos.Settings network;
+  private final FaultOptions faultOptions;
   private final PrintStream out;
   private final Random random;
 
   /** A run with the default network faults. */
   ChaosRun(ChaosOptions options, PrintStream out) {
-    this(options, NetworkChaos.Settings.defaults(), out);
+    this(options, FaultOptions.processesOnly(), NetworkChaos.Settings.defaults(), out);
   }
 
-  ChaosRun(ChaosOptions options, NetworkChaos.Settings network, PrintStream out) {
+  ChaosRun(
+      ChaosOptions options,
+      FaultOptions faultOptions,
+      NetworkChaos.Settings network,
+      PrintStream out) {
     this.options = options;
+    this.faultOptions = faultOptions;
     this.network = network;
     this.out = out;
     this.random = new Random(options.seed());
@@ -75,7 +81,17 @@ final class ChaosRun {
     // A killed member's partitions wait for its session to expire. The embedded broker accepts 3 s;
     // an external one may keep Kafka's 6 s floor.
     String sessionTimeoutMs = settings.kafkaBootstrap().isPresent() ? "6000" : "3000";
-    try (DevStack stack = DevStack.start(settings);
+    out.printf(
+        "faults: %s%n", faultOptions.kinds().stream().map(FaultOptions::nameOf).sorted().toList());
+    // The cluster's processes start while PostgreSQL does; the stack then treats it as external.
+    Optional<KafkaCluster> cluster =
+        faultOptions.kafkaBrokers() == KafkaCluster.BROKERS && settings.kafkaBootstrap().isEmpty()
+            ? Optional.of(KafkaCluster.start(runDirectory.resolve("kafka")))
+            : Optional.empty();
+    DevStackSettings stackSettings =
+        cluster.map(brokers -> withKafka(settings, brokers.bootstrapServers())).orElse(settings);
+    try (AutoCloseable stopCluster = () -> cluster.ifPresent(KafkaCluster::close);
+        DevStack stack = DevStack.start(stackSettings);
         Database ordersDb = stack.postgres().createDatabase();
         Database paymentsDb = stack.postgres().createDatabase();
         ServiceFleet fleet = new ServiceFleet(random, options.restartDelay(), out);
@@ -96,9 +112,19 @@ final class ChaosRun {
                 .build()
                 .start()) {
       String bootstrap = stack.kafka().bootstrapServers();
+      if (cluster.isPresent()) {
+        cluster.get().awaitReady(Duration.ofMinutes(5));
+      }
+      if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)) {
+        commitsSurviveCrashes(ordersDb);
+        commitsSurviveCrashes(paymentsDb);
+      }
       out.printf(
           "stack: %s, %s; provider on port %d; logs in %s%n",
-          stack.postgres().description(), stack.kafka().description(), provider.port(), logs);
+          stack.postgres().description(),
+          cluster.map(KafkaCluster::description).orElse(stack.kafka().description()),
+          provider.port(),
+          logs);
       Map<String, String> chaos = ServiceLaunch.chaosProperties(options, crashPointsArmed);
       Map<String, String> orderProperties =
           throughProxy(
@@ -133,6 +159,7 @@ final class ChaosRun {
 
       Instant loadStarted = Instant.now();
       FaultLog faults = new FaultLog(loadStarted);
+      fleet.recordFaultsIn(faults);
       NetworkChaos networkChaos =
           new NetworkChaos(
               List.of(postgresProxy),
@@ -143,13 +170,16 @@ final class ChaosRun {
               out);
       ExecutorService background = Executors.newSingleThreadExecutor();
       fleet.superviseCrashes();
-      try (LoadProducer load =
-          new LoadProducer(
-              bootstrap,
-              options.seed(),
-              options.retryShare(),
-              options.conflictShare(),
-              options.malformedShare())) {
+      try (InfrastructureFaults infrastructure =
+              new InfrastructureFaults(
+                  faultOptions, faults, stack.postgres().processes(), cluster, random, out);
+          LoadProducer load =
+              new LoadProducer(
+                  bootstrap,
+                  options.seed(),
+                  options.retryShare(),
+                  options.conflictShare(),
+                  options.malformedShare())) {
         Progress progress = new Progress(fleet, load, ordersDb, loadStarted, out);
         Future<?> producing =
             background.submit(
@@ -158,9 +188,11 @@ final class ChaosRun {
                   return null;
                 });
         networkChaos.start();
-        killWhileLoading(fleet, producing, progress, loadStarted, networkChaos);
-        // The network faults end with the kill phase: the run drains over a clean network.
+        killWhileLoading(fleet, infrastructure, producing, progress, loadStarted, networkChaos);
+        // The network faults end with the kill phase: the run drains over a clean network, and
+        // with every server up.
         networkChaos.stop();
+        infrastructure.awaitIdle();
         // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
         // the drain has to wait for.
         Files.deleteIfExists(crashPointsArmed);
@@ -204,6 +236,7 @@ final class ChaosRun {
                 machineLoadSince(cpuAtStart),
                 network,
                 figures);
+        report.faults(faults.all());
         report.print(out);
         Path json = report.writeJson(runDirectory);
         Path html = report.writeHtml(runDirectory);
@@ -223,19 +256,23 @@ final class ChaosRun {
    */
   private void killWhileLoading(
       ServiceFleet fleet,
+      InfrastructureFaults infrastructure,
       Future<?> producing,
       Progress progress,
       Instant loadStarted,
       NetworkChaos networkChaos)
-      throws InterruptedException {
+      throws InterruptedException, java.util.concurrent.ExecutionException {
+    boolean killing = faultOptions.includes(FaultLog.Kind.PROCESS_KILL);
     Instant nextKill = Instant.now().plus(killInterval());
     Instant nextSample = Instant.now();
     boolean networkFaultDue = !network.faults().isEmpty();
     while (!producing.isDone()
-        || fleet.totalKills() < options.minKills()
+        || (killing && fleet.totalKills() < options.minKills())
+        || !infrastructure.eachKindInjected()
         || (networkFaultDue && networkChaos.injected() == 0)) {
       Instant now = Instant.now();
-      if (!now.isBefore(nextKill)) {
+      infrastructure.tick();
+      if (killing && !now.isBefore(nextKill)) {
         // A kill that found no eligible victim is due again as soon as one is.
         nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
       }
@@ -269,6 +306,31 @@ final class ChaosRun {
     long min = options.killIntervalMin().toMillis();
     long max = options.killIntervalMax().toMillis();
     return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
+  }
+
+  private static DevStackSettings withKafka(DevStackSettings settings, String bootstrap) {
+    return new DevStackSettings(
+        settings.postgresMode(),
+        settings.jdbcUrl(),
+        settings.jdbcUser(),
+        settings.jdbcPassword(),
+        settings.postgresPort(),
+        Optional.of(bootstrap),
+        settings.kafkaPort(),
+        settings.workDir());
+  }
+
+  /**
+   * The dev stack's server runs with {@code synchronous_commit=off}, under which a crash of
+   * PostgreSQL loses commits it already acknowledged: a consumer would then have committed its
+   * offset for an effect that is gone. Production runs with it on; so does a run that crashes the
+   * database.
+   */
+  private static void commitsSurviveCrashes(Database database) throws java.sql.SQLException {
+    try (java.sql.Connection connection = database.connect();
+        java.sql.Statement statement = connection.createStatement()) {
+      statement.execute("ALTER DATABASE \"" + database.name() + "\" SET synchronous_commit = on");
+    }
   }
 
   private static Optional<MachineLoad> machineLoadSince(Optional<MachineLoad.Sample> start) {

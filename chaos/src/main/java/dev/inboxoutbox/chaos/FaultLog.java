@@ -78,6 +78,19 @@ final class FaultLog {
     return faults.stream().anyMatch(f -> f.kind().infrastructure() && f.endMillis().isEmpty());
   }
 
+  /**
+   * Whether an infrastructure fault is going on now or ended less than {@code millis} ago: a
+   * service started during a database outage may exit a moment after the database is back.
+   */
+  synchronized boolean infrastructureFaultWithin(long millis) {
+    long now = now();
+    return faults.stream()
+        .anyMatch(
+            f ->
+                f.kind().infrastructure()
+                    && f.endMillis().map(end -> now - end < millis).orElse(true));
+  }
+
   synchronized List<Fault> all() {
     return List.copyOf(new ArrayList<>(faults));
   }

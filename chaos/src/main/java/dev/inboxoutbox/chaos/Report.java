@@ -29,6 +29,7 @@ final class Report {
   private final Optional<MachineLoad> machine;
   private final NetworkChaos.Settings network;
   private final RunFigures.Summary figures;
+  private List<FaultLog.Fault> faults = List.of();
 
   Report(
       ChaosOptions options,
@@ -55,6 +56,23 @@ final class Report {
     this.figures = figures;
   }
 
+  /** The run's faults, on the load's time base. */
+  void faults(List<FaultLog.Fault> faults) {
+    this.faults = List.copyOf(faults);
+  }
+
+  /** How many faults of each kind, in the order of the kinds. */
+  private Map<String, Long> faultCounts() {
+    Map<String, Long> counts = new LinkedHashMap<>();
+    for (FaultLog.Kind kind : FaultLog.Kind.values()) {
+      long count = faults.stream().filter(f -> f.kind() == kind).count();
+      if (count > 0) {
+        counts.put(FaultOptions.nameOf(kind), count);
+      }
+    }
+    return counts;
+  }
+
   boolean passed() {
     return invariants.stream().allMatch(Invariant::passed);
   }
@@ -63,6 +81,7 @@ final class Report {
     out.printf(
         "%nseed %d, %d s, sent %s, kills %s%n", options.seed(), took.toSeconds(), sent, kills);
     machine.ifPresent(load -> out.println(load.describe()));
+    out.printf("faults %s%n", faultCounts());
     printFigures(out);
     out.printf(
         "%-68s %-6s %10s %10s  %s%n", "invariant", "result", "checked", "violations", "detail");
@@ -144,6 +163,7 @@ final class Report {
     document.put("endToEndLatencyMillis", latency);
     document.put("timeline", timeline);
     document.put("killLog", killLog);
+    document.put("faultCounts", faultCounts());
     machine.ifPresent(load -> document.put("machine", load));
     return document;
   }

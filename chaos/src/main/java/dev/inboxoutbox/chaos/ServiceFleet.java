@@ -27,6 +27,12 @@ final class ServiceFleet implements AutoCloseable {
 
   private static final Duration STARTING_VICTIM_MIN_AGE = Duration.ofSeconds(5);
 
+  /**
+   * An instance that exits this long after an infrastructure fault ended still counts as exiting
+   * because of it: one started during a database outage fails its migrations a moment later.
+   */
+  private static final long OUTAGE_AFTERMATH_MILLIS = 15_000;
+
   private final Random random;
   private final Duration restartDelay;
   private final PrintStream out;
@@ -35,6 +41,9 @@ final class ServiceFleet implements AutoCloseable {
   private final List<ServiceProcess> paymentServices = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> kills = new LinkedHashMap<>();
   private final AtomicInteger killsOfServingInstances = new AtomicInteger();
+  private final AtomicInteger killsDuringInfrastructureFault = new AtomicInteger();
+  private final AtomicInteger exitsDuringOutage = new AtomicInteger();
+  private volatile FaultLog faults;
   private final Set<ServiceProcess> killedDuringStartUp = ConcurrentHashMap.newKeySet();
   private final Set<ServiceProcess> killedByUs = ConcurrentHashMap.newKeySet();
   private final List<Map<String, Object>> killLog = new ArrayList<>();
@@ -48,6 +57,14 @@ final class ServiceFleet implements AutoCloseable {
     for (String kind : List.of("random", "relay-leader", "crash-point")) {
       kills.put(kind, new AtomicInteger());
     }
+  }
+
+  /**
+   * From now on every kill and crash point is also a fault in {@code faults}, and a kill while an
+   * infrastructure fault lasts is counted apart.
+   */
+  void recordFaultsIn(FaultLog faults) {
+    this.faults = faults;
   }
 
   void addOrderService(ServiceProcess service) {
@@ -156,6 +173,16 @@ final class ServiceFleet implements AutoCloseable {
 
   private synchronized void record(String kind, ServiceProcess victim) {
     kills.get(kind).incrementAndGet();
+    FaultLog log = faults;
+    boolean duringInfrastructureFault = log != null && log.infrastructureFaultActive();
+    if (duringInfrastructureFault) {
+      killsDuringInfrastructureFault.incrementAndGet();
+    }
+    if (log != null) {
+      log.instant(
+          kind.equals("crash-point") ? FaultLog.Kind.CRASH_POINT : FaultLog.Kind.PROCESS_KILL,
+          victim.name());
+    }
     // A crash point fires inside a handler or the relay: that instance was serving by definition.
     boolean serving = kind.equals("crash-point") || victim.ready();
     if (serving) {
@@ -168,6 +195,7 @@ final class ServiceFleet implements AutoCloseable {
     entry.put("kind", kind);
     entry.put("process", victim.name());
     entry.put("serving", serving);
+    entry.put("duringInfrastructureFault", duringInfrastructureFault);
     killLog.add(entry);
   }
 
@@ -183,15 +211,35 @@ final class ServiceFleet implements AutoCloseable {
     }
   }
 
-  /** Processes that halted at a crash point on their own: counted and restarted. */
+  /**
+   * Processes that exited on their own, restarted: during or just after an infrastructure fault (a
+   * service cannot start while its database is down) counted as exits during an outage, else as
+   * crash points.
+   */
   private synchronized void restartCrashed() {
     for (ServiceProcess service : all()) {
       if (!service.alive() && !killedByUs.contains(service) && service.starts() > 0) {
         killedByUs.add(service);
-        record("crash-point", service);
+        FaultLog log = faults;
+        if (log != null && log.infrastructureFaultWithin(OUTAGE_AFTERMATH_MILLIS)) {
+          recordExitDuringOutage(service);
+        } else {
+          record("crash-point", service);
+        }
         restarts.submit(() -> restartLater(service));
       }
     }
+  }
+
+  private synchronized void recordExitDuringOutage(ServiceProcess service) {
+    exitsDuringOutage.incrementAndGet();
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("atMillis", System.currentTimeMillis());
+    entry.put("kind", "exit-during-outage");
+    entry.put("process", service.name());
+    entry.put("serving", service.servedInThisLife());
+    entry.put("duringInfrastructureFault", true);
+    killLog.add(entry);
   }
 
   synchronized int totalKills() {
@@ -204,6 +252,8 @@ final class ServiceFleet implements AutoCloseable {
     counts.put("whileServing", killsOfServingInstances.get());
     counts.put("duringStartUp", totalKills() - killsOfServingInstances.get());
     kills.forEach((kind, count) -> counts.put(kind, count.get()));
+    counts.put("duringInfrastructureFault", killsDuringInfrastructureFault.get());
+    counts.put("exitsDuringOutage", exitsDuringOutage.get());
     return counts;
   }
 

@@ -31,6 +31,7 @@ final class ServiceProcess implements WebhookProxy.Target {
   private int starts;
   private long startedAtNanos;
   private volatile boolean lastReady;
+  private volatile boolean servedInThisLife;
   private volatile long readyCheckedAtNanos;
 
   ServiceProcess(
@@ -66,6 +67,7 @@ final class ServiceProcess implements WebhookProxy.Target {
     process = builder.start();
     startedAtNanos = System.nanoTime();
     starts++;
+    servedInThisLife = false;
     forgetReadiness();
   }
 
@@ -102,6 +104,11 @@ final class ServiceProcess implements WebhookProxy.Target {
     return starts;
   }
 
+  /** Whether the current (or, once dead, the last) process was seen serving at least once. */
+  boolean servedInThisLife() {
+    return servedInThisLife;
+  }
+
   /** Exit code of a process that died on its own (a crash point), or null. */
   synchronized Integer exitCode() {
     return process != null && !process.isAlive() ? process.exitValue() : null;
@@ -124,6 +131,7 @@ final class ServiceProcess implements WebhookProxy.Target {
     lastReady =
         get("/actuator/health").map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
     readyCheckedAtNanos = now;
+    servedInThisLife |= lastReady;
     return lastReady;
   }
 

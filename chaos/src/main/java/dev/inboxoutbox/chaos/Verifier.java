@@ -37,6 +37,8 @@ final class Verifier {
           new String[] {"payment-charger", "outbox.event.charge"},
           new String[] {"payment-webhooks", "payments.webhooks"});
 
+  private static final Duration DATABASE_WAIT = Duration.ofMinutes(2);
+
   private final DataSource orders;
   private final DataSource payments;
   private final String bootstrap;
@@ -48,6 +50,8 @@ final class Verifier {
   }
 
   List<Invariant> verify(LoadProducer.Sent sent, List<LedgerEntry> ledger) throws Exception {
+    awaitReachable(orders);
+    awaitReachable(payments);
     List<Invariant> results = new ArrayList<>();
     results.add(loadAcknowledged(sent));
     results.add(onePerKey(sent));
@@ -275,6 +279,25 @@ final class Verifier {
   private static String header(ConsumerRecord<?, ?> record, String name) {
     Header header = record.headers().lastHeader(name);
     return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A database restarted by the run may still be recovering: wait for it (bounded) rather than
+   * report its absence as violations.
+   */
+  private static void awaitReachable(DataSource dataSource)
+      throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + DATABASE_WAIT.toNanos();
+    while (true) {
+      try (Connection connection = dataSource.getConnection()) {
+        return;
+      } catch (SQLException unreachable) {
+        if (System.nanoTime() > deadline) {
+          throw unreachable;
+        }
+        Thread.sleep(500);
+      }
+    }
   }
 
   static long count(DataSource dataSource, String sql) throws SQLException {

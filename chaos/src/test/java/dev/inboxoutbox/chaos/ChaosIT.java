@@ -20,8 +20,18 @@ class ChaosIT {
       Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
 
   @Test
-  void aShortChaosRunWithKillsPassesEveryInvariant() throws Exception {
-    Run run = run(options(true, 42));
+  void aShortChaosRunWithKillsADatabaseCrashAndABrokerKillPassesEveryInvariant() throws Exception {
+    Run run =
+        run(
+            // Restarted brokers and a recovering database make the drain longer than kills do.
+            options(true, 42, Duration.ofSeconds(300)),
+            new FaultOptions(
+                FaultOptions.parseKinds(FaultOptions.DEFAULT_KINDS),
+                KafkaCluster.BROKERS,
+                Duration.ofSeconds(16),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(12),
+                Duration.ofSeconds(3)));
     assertThat(run.passed).as(run.output).isTrue();
     assertThat(run.output).contains("VERDICT: PASS");
     // Restarts must come from the trained archive, not silently from the slow fat jar.
@@ -29,17 +39,21 @@ class ChaosIT {
         .contains("processes up after")
         .contains("(extracted jar with class-data archive)");
     assertThat(run.output)
-        .containsPattern("kills \\{total=\\d+, whileServing=\\d+, duringStartUp=\\d+");
+        .containsPattern("kills \\{total=\\d+, whileServing=\\d+, duringStartUp=\\d+")
+        .contains("duringInfrastructureFault=")
+        .containsPattern(
+            "faults \\{process-kill=\\d+.*postgres-crash=[1-9]\\d*, broker-kill=[1-9]\\d*");
   }
 
   @Test
   void theNegativeControlWithoutTheInboxFailsTheVerifier() throws Exception {
-    Run run = run(options(false, 7));
+    Run run = run(options(false, 7, Duration.ofSeconds(120)), FaultOptions.processesOnly());
     assertThat(run.passed).as(run.output).isFalse();
     assertThat(run.output).containsPattern("one order per distinct accepted key\\s+FAIL");
   }
 
-  private static ChaosOptions options(boolean dedup, long seed) throws Exception {
+  private static ChaosOptions options(boolean dedup, long seed, Duration quiescence)
+      throws Exception {
     return new ChaosOptions(
         seed,
         600,
@@ -56,19 +70,21 @@ class ChaosIT {
         0.03,
         0.02,
         0.3,
-        Duration.ofSeconds(120),
+        quiescence,
         REPO,
         Files.createTempDirectory("iox-reports"));
   }
 
   private record Run(boolean passed, String output) {}
 
-  private static Run run(ChaosOptions options) throws Exception {
+  private static Run run(ChaosOptions options, FaultOptions faults) throws Exception {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
     boolean passed =
         new ChaosRun(
                 options,
+                faults,
+                NetworkChaos.Settings.defaults(),
                 new PrintStream(new TeeStream(out, System.out), true, StandardCharsets.UTF_8))
             .run();
     return new Run(passed, buffer.toString(StandardCharsets.UTF_8));

@@ -37,4 +37,23 @@ class FaultLogTest {
     assertThat(log.infrastructureFaultActive()).isFalse();
     assertThat(log.all().get(0).endMillis()).contains(200L);
   }
+
+  @Test
+  void anInfrastructureFaultCountsAsRecentUntilTheAftermathWindowHasPassed() {
+    FaultLog.Ongoing outage = log.begin(Kind.POSTGRES_CRASH, "postgres");
+    now.set(origin.plusMillis(5000));
+    outage.end();
+
+    now.set(origin.plusMillis(19_000));
+    assertThat(log.infrastructureFaultWithin(15_000)).isTrue();
+    now.set(origin.plusMillis(20_001));
+    assertThat(log.infrastructureFaultWithin(15_000)).isFalse();
+  }
+
+  @Test
+  void aProcessKillIsNoInfrastructureFault() {
+    log.instant(Kind.PROCESS_KILL, "order-consumer-1");
+
+    assertThat(log.infrastructureFaultWithin(60_000)).isFalse();
+  }
 }

@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * PostgreSQL 14 from zonky's binaries, started in a fresh data directory with logical decoding on
@@ -15,9 +17,11 @@ final class EmbeddedPostgresServer implements PostgresServer {
 
   private final EmbeddedPostgres postgres;
   private final AdminDatabases databases;
+  private final EmbeddedPostgresProcesses processes;
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres) {
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path dataDirectory) {
     this.postgres = postgres;
+    this.processes = new EmbeddedPostgresProcesses(dataDirectory);
     this.databases =
         new AdminDatabases(
             postgres.getPostgresDatabase(),
@@ -29,9 +33,12 @@ final class EmbeddedPostgresServer implements PostgresServer {
   static EmbeddedPostgresServer start(DevStackSettings settings) {
     try {
       Path workDir = Files.createDirectories(settings.workDir());
+      // Named here, not by zonky, so that a crashed server can be started again on it.
+      Path dataDirectory = workDir.resolve("data-" + UUID.randomUUID());
       EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
               .setOverrideWorkingDirectory(workDir.toFile())
+              .setDataDirectory(dataDirectory.toFile())
               .setCleanDataDirectory(true)
               .setPGStartupWait(Duration.ofSeconds(60))
               .setServerConfig("wal_level", "logical")
@@ -45,7 +52,7 @@ final class EmbeddedPostgresServer implements PostgresServer {
       if (settings.postgresPort() > 0) {
         builder.setPort(settings.postgresPort());
       }
-      return new EmbeddedPostgresServer(builder.start());
+      return new EmbeddedPostgresServer(builder.start(), dataDirectory);
     } catch (IOException e) {
       throw new DevStackException(
           "cannot start embedded PostgreSQL under " + settings.workDir(), e);
@@ -60,6 +67,11 @@ final class EmbeddedPostgresServer implements PostgresServer {
   @Override
   public Database database(String name) {
     return databases.createOrReuse(name);
+  }
+
+  @Override
+  public Optional<Processes> processes() {
+    return Optional.of(processes);
   }
 
   @Override

@@ -9,11 +9,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.core.KafkaAdmin;
 
 /**
  * Health indicators where Actuator health is present: the relay's ({@code
  * /actuator/health/outboxRelay}), the idempotent consumers' ({@code
- * /actuator/health/idempotentConsumers}) and retention's ({@code /actuator/health/retention}).
+ * /actuator/health/idempotentConsumers}), retention's ({@code /actuator/health/retention}) and the
+ * connection to Kafka ({@code /actuator/health/kafkaConnection}).
  */
 @AutoConfiguration(
     after = {InboxOutboxAutoConfiguration.class, InboxOutboxRelayAutoConfiguration.class})
@@ -35,6 +37,13 @@ public class InboxOutboxHealthAutoConfiguration {
   RetentionHealthIndicator retentionHealthIndicator(
       RetentionTotals totals, InboxOutboxProperties properties) {
     return new RetentionHealthIndicator(totals, properties.retention().overdueThreshold());
+  }
+
+  @Bean
+  @ConditionalOnBean({IdempotentConsumers.class, KafkaAdmin.class})
+  @ConditionalOnMissingBean(name = "kafkaConnectionHealthIndicator")
+  KafkaConnectionHealthIndicator kafkaConnectionHealthIndicator(KafkaAdmin kafkaAdmin) {
+    return new KafkaConnectionHealthIndicator(kafkaAdmin.getConfigurationProperties());
   }
 
   /** Only with inbox-outbox-relay-debezium on the classpath. */

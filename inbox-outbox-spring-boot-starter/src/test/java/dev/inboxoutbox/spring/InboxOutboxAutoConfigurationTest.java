@@ -165,7 +165,8 @@ class InboxOutboxAutoConfigurationTest {
             assertThat(context)
                 .doesNotHaveBean(IdempotentConsumers.class)
                 .doesNotHaveBean(KafkaProducer.class)
-                .doesNotHaveBean("idempotentConsumersHealthIndicator"));
+                .doesNotHaveBean("idempotentConsumersHealthIndicator")
+                .doesNotHaveBean("kafkaConnectionHealthIndicator"));
   }
 
   @Test

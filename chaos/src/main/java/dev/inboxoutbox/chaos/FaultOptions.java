@@ -1,0 +1,92 @@
+package dev.inboxoutbox.chaos;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Which faults a chaos run injects ({@code --faults}) and how often the infrastructure ones come: a
+ * PostgreSQL crash every {@code postgresCrashEvery}, down for {@code postgresDown}; a broker
+ * SIGKILL every {@code brokerKillEvery}, down for {@code brokerDown}. Process kills and crash
+ * points keep their own rates in {@link ChaosOptions}. {@code kafkaBrokers} is 3 (a cluster of
+ * broker processes) or 1 (the in-JVM broker, which cannot be killed).
+ */
+record FaultOptions(
+    Set<FaultLog.Kind> kinds,
+    int kafkaBrokers,
+    Duration postgresCrashEvery,
+    Duration postgresDown,
+    Duration brokerKillEvery,
+    Duration brokerDown) {
+
+  /** Every kind this run knows how to inject by default. */
+  static final String DEFAULT_KINDS = "process-kill,crash-point,postgres-crash,broker-kill";
+
+  FaultOptions {
+    kinds = kinds.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(kinds));
+    if (kafkaBrokers != 1 && kafkaBrokers != KafkaCluster.BROKERS) {
+      throw new IllegalArgumentException(
+          "kafka-brokers must be 1 (in-JVM) or 3 (a cluster of processes), was " + kafkaBrokers);
+    }
+    if (kinds.contains(FaultLog.Kind.BROKER_KILL) && kafkaBrokers == 1) {
+      throw new IllegalArgumentException(
+          "broker-kill needs --kafka-brokers 3: the single in-JVM broker cannot be killed");
+    }
+    requirePositive(postgresCrashEvery, "postgres-crash-every");
+    requirePositive(postgresDown, "postgres-down");
+    requirePositive(brokerKillEvery, "broker-kill-every");
+    requirePositive(brokerDown, "broker-down");
+  }
+
+  /** Today's run before the fault menu: process kills and crash points, one in-JVM broker. */
+  static FaultOptions processesOnly() {
+    return new FaultOptions(
+        parseKinds("process-kill,crash-point"),
+        1,
+        Duration.ofSeconds(40),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(5));
+  }
+
+  boolean includes(FaultLog.Kind kind) {
+    return kinds.contains(kind);
+  }
+
+  /** {@code process-kill,postgres-crash,...}: the kinds' names in lower case with dashes. */
+  static Set<FaultLog.Kind> parseKinds(String list) {
+    return Arrays.stream(list.split(","))
+        .map(String::trim)
+        .filter(name -> !name.isEmpty())
+        .map(FaultOptions::parseKind)
+        .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultLog.Kind.class)));
+  }
+
+  static String nameOf(FaultLog.Kind kind) {
+    return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  private static FaultLog.Kind parseKind(String name) {
+    try {
+      return FaultLog.Kind.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_'));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "unknown fault '"
+              + name
+              + "'; known: "
+              + Arrays.stream(FaultLog.Kind.values())
+                  .map(FaultOptions::nameOf)
+                  .collect(Collectors.joining(", ")),
+          e);
+    }
+  }
+
+  private static void requirePositive(Duration duration, String name) {
+    if (duration == null || duration.isNegative() || duration.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + duration);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package dev.inboxoutbox.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inboxoutbox.chaos.FaultLog.Kind;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class FaultOptionsTest {
+
+  @Test
+  void theDefaultMenuHasProcessKillsCrashPointsADatabaseCrashAndABrokerKill() {
+    assertThat(FaultOptions.parseKinds(FaultOptions.DEFAULT_KINDS))
+        .containsExactlyInAnyOrder(
+            Kind.PROCESS_KILL, Kind.CRASH_POINT, Kind.POSTGRES_CRASH, Kind.BROKER_KILL);
+  }
+
+  @Test
+  void anUnknownFaultIsRejectedWithTheKnownOnes() {
+    assertThatThrownBy(() -> FaultOptions.parseKinds("process-kill,disk-full"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown fault 'disk-full'")
+        .hasMessageContaining("postgres-crash");
+  }
+
+  @Test
+  void aBrokerKillNeedsTheClusterOfBrokerProcesses() {
+    assertThatThrownBy(() -> faults(Set.of(Kind.BROKER_KILL), 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--kafka-brokers 3");
+  }
+
+  @Test
+  void aKindPrintsAsItIsWrittenOnTheCommandLine() {
+    assertThat(FaultOptions.nameOf(Kind.POSTGRES_CRASH)).isEqualTo("postgres-crash");
+  }
+
+  private static FaultOptions faults(Set<Kind> kinds, int brokers) {
+    Duration second = Duration.ofSeconds(1);
+    return new FaultOptions(kinds, brokers, second, second, second, second);
+  }
+}

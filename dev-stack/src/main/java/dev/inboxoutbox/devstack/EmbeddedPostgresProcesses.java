@@ -1,0 +1,119 @@
+package dev.inboxoutbox.devstack;
+
+import io.zonky.test.db.postgres.util.LinuxUtils;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Kills and restarts the embedded server's processes. The postmaster's PID is the first line of
+ * {@code postmaster.pid} in the data directory; its binary tells where {@code pg_ctl} is. A restart
+ * is {@code pg_ctl restart}, which starts a server whose PID file is stale with the command line
+ * the first start recorded in {@code postmaster.opts}: same port, same settings. As zonky does, it
+ * runs in a new user namespace when this JVM is root, since PostgreSQL refuses to run as root.
+ */
+final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
+
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+  private static final int START_TIMEOUT_SECONDS = 120;
+
+  private final Path dataDirectory;
+  private Path pgCtl;
+
+  EmbeddedPostgresProcesses(Path dataDirectory) {
+    this.dataDirectory = dataDirectory;
+  }
+
+  @Override
+  public synchronized void kill() {
+    ProcessHandle postmaster =
+        postmaster()
+            .orElseThrow(() -> new DevStackException("no running PostgreSQL in " + dataDirectory));
+    pgCtl =
+        postmaster
+            .info()
+            .command()
+            .map(command -> Path.of(command).resolveSibling("pg_ctl"))
+            .orElseThrow(
+                () ->
+                    new DevStackException(
+                        "cannot tell the binary of postmaster " + postmaster.pid()));
+    // Backends are listed first: once the postmaster is gone they exit on their own, and a
+    // backend that outlived it would keep the old shared memory and block the next start.
+    List<ProcessHandle> all = new ArrayList<>(postmaster.descendants().toList());
+    postmaster.destroyForcibly();
+    all.forEach(ProcessHandle::destroyForcibly);
+    all.add(postmaster);
+    Instant deadline = Instant.now().plus(STOP_TIMEOUT);
+    while (all.stream().anyMatch(ProcessHandle::isAlive)) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new DevStackException(
+            "PostgreSQL processes still alive " + STOP_TIMEOUT + " after SIGKILL");
+      }
+      pause();
+    }
+  }
+
+  @Override
+  public synchronized void start() {
+    if (pgCtl == null) {
+      throw new IllegalStateException("start() restarts a server kill() stopped; none was killed");
+    }
+    List<String> command = new ArrayList<>();
+    if (LinuxUtils.isUnshareAvailable()) {
+      command.addAll(List.of("unshare", "-U"));
+    }
+    command.addAll(
+        List.of(
+            pgCtl.toString(),
+            "restart",
+            "-D",
+            dataDirectory.toString(),
+            "-m",
+            "immediate",
+            "-w",
+            "-t",
+            String.valueOf(START_TIMEOUT_SECONDS)));
+    Path log = dataDirectory.resolveSibling(dataDirectory.getFileName() + "-restarts.log");
+    try {
+      Process pgCtlRun =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
+      int exit = pgCtlRun.waitFor();
+      if (exit != 0) {
+        throw new DevStackException(
+            "pg_ctl restart exited with " + exit + " for " + dataDirectory + "; see " + log);
+      }
+    } catch (IOException e) {
+      throw new DevStackException("cannot run " + pgCtl, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DevStackException("interrupted while PostgreSQL was starting", e);
+    }
+  }
+
+  private Optional<ProcessHandle> postmaster() {
+    try {
+      String firstLine = Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0);
+      return ProcessHandle.of(Long.parseLong(firstLine.trim())).filter(ProcessHandle::isAlive);
+    } catch (IOException | RuntimeException e) {
+      throw new DevStackException("cannot read the postmaster's PID in " + dataDirectory, e);
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(20);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DevStackException("interrupted while PostgreSQL was stopping", e);
+    }
+  }
+}
