@@ -144,7 +144,8 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--network-faults",
-      defaultValue = "latency",
+      paramLabel = "KINDS",
+      defaultValue = "latency,reset,blackhole",
       description =
           "Network faults between the services and PostgreSQL, injected in turn: any of latency,"
               + " reset, blackhole, or none (default ${DEFAULT-VALUE}).")
@@ -152,6 +153,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--network-fault-every",
+      paramLabel = "DURATION",
       defaultValue = "15s",
       converter = DurationConverter.class,
       description = "From one network fault's start to the next one's (default ${DEFAULT-VALUE}).")
@@ -159,6 +161,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--network-fault-first-after",
+      paramLabel = "DURATION",
       defaultValue = "8s",
       converter = DurationConverter.class,
       description =
@@ -167,6 +170,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--network-fault-duration",
+      paramLabel = "DURATION",
       defaultValue = "4s",
       converter = DurationConverter.class,
       description = "How long added latency or a black hole lasts (default ${DEFAULT-VALUE}).")
@@ -174,6 +178,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--network-latency",
+      paramLabel = "DURATION",
       defaultValue = "200ms",
       converter = DurationConverter.class,
       description = "Added delay per chunk and direction (default ${DEFAULT-VALUE}).")
@@ -181,6 +186,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--faults",
+      paramLabel = "KINDS",
       description =
           "Fault kinds to inject, comma-separated, from: process-kill, crash-point, postgres-crash,"
               + " broker-kill (default "
@@ -197,11 +203,13 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--kafka-brokers",
+      paramLabel = "COUNT",
       description = "3: a KRaft cluster of broker processes (default); 1: the in-JVM broker.")
   Integer kafkaBrokers;
 
   @Option(
       names = "--postgres-crash-every",
+      paramLabel = "DURATION",
       defaultValue = "40s",
       converter = DurationConverter.class,
       description =
@@ -211,6 +219,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--postgres-down",
+      paramLabel = "DURATION",
       defaultValue = "5s",
       converter = DurationConverter.class,
       description = "How long PostgreSQL stays down after its SIGKILL (default ${DEFAULT-VALUE}).")
@@ -218,6 +227,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--broker-kill-every",
+      paramLabel = "DURATION",
       defaultValue = "30s",
       converter = DurationConverter.class,
       description =
@@ -227,6 +237,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(
       names = "--broker-down",
+      paramLabel = "DURATION",
       defaultValue = "5s",
       converter = DurationConverter.class,
       description = "How long a killed broker stays down (default ${DEFAULT-VALUE}).")

@@ -84,7 +84,7 @@ final class NetworkChaos implements AutoCloseable {
      */
     static Settings defaults() {
       return new Settings(
-          EnumSet.of(Fault.LATENCY),
+          EnumSet.allOf(Fault.class),
           DEFAULT_FIRST_AFTER,
           DEFAULT_EVERY,
           DEFAULT_LATENCY,
