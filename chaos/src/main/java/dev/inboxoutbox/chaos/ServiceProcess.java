@@ -135,9 +135,13 @@ final class ServiceProcess implements WebhookProxy.Target {
     return lastReady;
   }
 
-  /** Whether this instance currently leads its database's relay. */
+  /**
+   * Whether this instance currently leads its database's relay. Asks the relay's indicator alone:
+   * the whole health also checks the database and the Kafka cluster, which under load can outlast
+   * the request's timeout and would count a leader as a standby.
+   */
   boolean leadsRelay() {
-    return get("/actuator/health")
+    return get("/actuator/health/outboxRelay")
         .map(body -> body.contains("\"state\":\"RUNNING\""))
         .orElse(false);
   }
