@@ -145,7 +145,7 @@ final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--network-faults",
       paramLabel = "KINDS",
-      defaultValue = "latency,reset,blackhole",
+      defaultValue = "latency",
       description =
           "Network faults between the services and PostgreSQL, injected in turn: any of latency,"
               + " reset, blackhole, or none (default ${DEFAULT-VALUE}).")
@@ -191,6 +191,8 @@ final class ChaosCommand implements Callable<Integer> {
           "Fault kinds to inject, comma-separated, from: process-kill, crash-point, postgres-crash,"
               + " broker-kill (default "
               + FaultOptions.DEFAULT_KINDS
+              + "; all of them: "
+              + FaultOptions.ALL_KINDS
               + "; with --quick without broker-kill).")
   String faults;
 
@@ -204,7 +206,9 @@ final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--kafka-brokers",
       paramLabel = "COUNT",
-      description = "3: a KRaft cluster of broker processes (default); 1: the in-JVM broker.")
+      description =
+          "3: a KRaft cluster of broker processes (the default with broker-kill); 1: the in-JVM"
+              + " broker (the default otherwise).")
   Integer kafkaBrokers;
 
   @Option(
@@ -272,15 +276,20 @@ final class ChaosCommand implements Callable<Integer> {
               networkFaultEvery,
               networkLatency,
               networkFaultDuration);
+      java.util.Set<FaultLog.Kind> kinds =
+          FaultOptions.parseKinds(faults != null ? faults : FaultOptions.DEFAULT_KINDS);
+      if (quick) {
+        kinds =
+            kinds.stream()
+                .filter(kind -> kind != FaultLog.Kind.BROKER_KILL)
+                .collect(java.util.stream.Collectors.toSet());
+      }
       faultOptions =
           new FaultOptions(
-              FaultOptions.parseKinds(
-                  faults != null
-                      ? faults
-                      : quick
-                          ? FaultOptions.DEFAULT_KINDS.replace(",broker-kill", "")
-                          : FaultOptions.DEFAULT_KINDS),
-              kafkaBrokers != null ? kafkaBrokers : quick ? 1 : KafkaCluster.BROKERS,
+              kinds,
+              kafkaBrokers != null
+                  ? kafkaBrokers
+                  : !quick && kinds.contains(FaultLog.Kind.BROKER_KILL) ? KafkaCluster.BROKERS : 1,
               postgresCrashEvery,
               postgresDown,
               brokerKillEvery,

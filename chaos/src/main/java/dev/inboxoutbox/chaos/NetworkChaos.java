@@ -84,7 +84,7 @@ final class NetworkChaos implements AutoCloseable {
      */
     static Settings defaults() {
       return new Settings(
-          EnumSet.allOf(Fault.class),
+          EnumSet.of(Fault.LATENCY),
           DEFAULT_FIRST_AFTER,
           DEFAULT_EVERY,
           DEFAULT_LATENCY,
