@@ -92,15 +92,7 @@ final class Bench {
         }
       }
     }
-    cpuAtStart.ifPresent(
-        start ->
-            MachineLoad.Sample.read()
-                .ifPresent(
-                    end ->
-                        figures.note(
-                            MachineLoad.between(
-                                    start, end, Runtime.getRuntime().availableProcessors())
-                                .describe())));
+    MachineLoad.since(cpuAtStart).ifPresent(load -> figures.note(load.describe()));
     out.println();
     figures.printTable(out);
     if (json.isPresent()) {

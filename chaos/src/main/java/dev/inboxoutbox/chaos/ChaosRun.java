@@ -233,7 +233,7 @@ final class ChaosRun {
                 Report.onRunTimeBase(fleet.killLog(), loadStarted.toEpochMilli()),
                 Map.of("webhooks", webhooks, "ledgerEntries", provider.ledger().size()),
                 Duration.between(started, Instant.now()),
-                machineLoadSince(cpuAtStart),
+                MachineLoad.since(cpuAtStart),
                 network,
                 figures);
         report.faults(faults.all());
@@ -331,16 +331,6 @@ final class ChaosRun {
         java.sql.Statement statement = connection.createStatement()) {
       statement.execute("ALTER DATABASE \"" + database.name() + "\" SET synchronous_commit = on");
     }
-  }
-
-  private static Optional<MachineLoad> machineLoadSince(Optional<MachineLoad.Sample> start) {
-    return start.flatMap(
-        first ->
-            MachineLoad.Sample.read()
-                .map(
-                    end ->
-                        MachineLoad.between(
-                            first, end, Runtime.getRuntime().availableProcessors())));
   }
 
   private static int freePort() throws IOException {

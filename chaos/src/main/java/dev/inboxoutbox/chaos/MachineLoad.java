@@ -52,6 +52,14 @@ record MachineLoad(
     }
   }
 
+  /** The load from {@code start} until now, on every core; empty where either cannot be read. */
+  static Optional<MachineLoad> since(Optional<Sample> start) {
+    return start.flatMap(
+        first ->
+            Sample.read()
+                .map(end -> between(first, end, Runtime.getRuntime().availableProcessors())));
+  }
+
   static MachineLoad between(Sample start, Sample end, int cores) {
     return new MachineLoad(
         cores,

@@ -152,17 +152,12 @@ final class RelayBench {
     }
     new RelayBenchReport(figures, out, pollInterval, events, rate).print(runs);
     // The machine is shared: the JVM's own share tells how much of the busy time was others'.
-    cpuAtStart.ifPresent(
-        start ->
-            MachineLoad.Sample.read()
-                .ifPresent(
-                    end ->
-                        out.printf(
-                            "%s; this JVM (broker, relay, bench) %.0f%n",
-                            MachineLoad.between(
-                                    start, end, Runtime.getRuntime().availableProcessors())
-                                .describe(),
-                            (jvmCpuNanos() - jvmCpuAtStart) / 1e9)));
+    MachineLoad.since(cpuAtStart)
+        .ifPresent(
+            load ->
+                out.printf(
+                    "%s; this JVM (broker, relay, bench) %.0f%n",
+                    load.describe(), (jvmCpuNanos() - jvmCpuAtStart) / 1e9));
   }
 
   private static long jvmCpuNanos() {

@@ -103,15 +103,7 @@ final class RetentionBench {
     if (intake.isPresent()) {
       new SustainedIntake(stack, intake.get(), figures, out).run();
     }
-    cpuAtStart.ifPresent(
-        start ->
-            MachineLoad.Sample.read()
-                .ifPresent(
-                    end ->
-                        figures.note(
-                            MachineLoad.between(
-                                    start, end, Runtime.getRuntime().availableProcessors())
-                                .describe())));
+    MachineLoad.since(cpuAtStart).ifPresent(load -> figures.note(load.describe()));
   }
 
   private void cleanupBesideAConsumer() throws Exception {
