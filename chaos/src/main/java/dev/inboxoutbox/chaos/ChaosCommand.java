@@ -101,29 +101,7 @@ final class ChaosCommand implements Callable<Integer> {
               + " new to the inbox, so repeats apply again; the verifier must then fail.")
   boolean noDedup;
 
-  @Option(
-      names = "--retry-share",
-      paramLabel = "SHARE",
-      defaultValue = "0.1",
-      description =
-          "Share of orders sent again with the same key and order, as a client retry, 0 to 1 (default ${DEFAULT-VALUE}).")
-  double retryShare;
-
-  @Option(
-      names = "--conflict-share",
-      paramLabel = "SHARE",
-      defaultValue = "0.02",
-      description =
-          "Share of orders whose key is reused for a different order, 0 to 1 (default ${DEFAULT-VALUE}).")
-  double conflictShare;
-
-  @Option(
-      names = "--malformed-share",
-      paramLabel = "SHARE",
-      defaultValue = "0.01",
-      description =
-          "Share of orders followed by a record that is not valid JSON, 0 to 1 (default ${DEFAULT-VALUE}).")
-  double malformedShare;
+  @CommandLine.Mixin LoadShares shares = new LoadShares();
 
   @Option(
       names = "--webhook-duplicate-share",
@@ -307,9 +285,9 @@ final class ChaosCommand implements Callable<Integer> {
               restartDelay,
               faultOptions.includes(FaultLog.Kind.CRASH_POINT) ? crashPoints : 0,
               !noDedup,
-              retryShare,
-              conflictShare,
-              malformedShare,
+              shares.retryShare,
+              shares.conflictShare,
+              shares.malformedShare,
               webhookDuplicates,
               quiescence,
               root.toAbsolutePath().normalize(),

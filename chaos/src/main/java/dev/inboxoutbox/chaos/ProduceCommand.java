@@ -1,6 +1,7 @@
 package dev.inboxoutbox.chaos;
 
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -32,29 +33,7 @@ final class ProduceCommand implements Callable<Integer> {
       description = "Orders per second; 0 = as fast as possible (default ${DEFAULT-VALUE}).")
   int rate;
 
-  @Option(
-      names = "--retry-share",
-      paramLabel = "SHARE",
-      defaultValue = "0.1",
-      description =
-          "Share of orders sent again with the same key and order, as a client retry, 0 to 1 (default ${DEFAULT-VALUE}).")
-  double retryShare;
-
-  @Option(
-      names = "--conflict-share",
-      paramLabel = "SHARE",
-      defaultValue = "0.02",
-      description =
-          "Share of orders whose key is reused for a different order, 0 to 1 (default ${DEFAULT-VALUE}).")
-  double conflictShare;
-
-  @Option(
-      names = "--malformed-share",
-      paramLabel = "SHARE",
-      defaultValue = "0.01",
-      description =
-          "Share of orders followed by a record that is not valid JSON, 0 to 1 (default ${DEFAULT-VALUE}).")
-  double malformedShare;
+  @CommandLine.Mixin LoadShares shares = new LoadShares();
 
   @Option(
       names = "--seed",
@@ -75,7 +54,8 @@ final class ProduceCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     System.out.println("sending to " + LoadProducer.TOPIC + " on " + bootstrap);
     try (LoadProducer load =
-        new LoadProducer(bootstrap, seed, retryShare, conflictShare, malformedShare)) {
+        new LoadProducer(
+            bootstrap, seed, shares.retryShare, shares.conflictShare, shares.malformedShare)) {
       if (printKeys) {
         load.onEachSend((kind, key) -> System.out.println(kind + " " + key));
       }
