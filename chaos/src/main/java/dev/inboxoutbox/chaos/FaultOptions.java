@@ -30,6 +30,14 @@ record FaultOptions(
    */
   static final String DEFAULT_KINDS = "process-kill,crash-point";
 
+  /** The kinds {@code --faults} chooses; network faults have {@code --network-faults}. */
+  private static final Set<FaultLog.Kind> CHOSEN_HERE =
+      EnumSet.of(
+          FaultLog.Kind.PROCESS_KILL,
+          FaultLog.Kind.CRASH_POINT,
+          FaultLog.Kind.POSTGRES_CRASH,
+          FaultLog.Kind.BROKER_KILL);
+
   /** Every fault kind the run can inject. */
   static final String ALL_KINDS = "process-kill,crash-point,postgres-crash,broker-kill";
 
@@ -78,18 +86,21 @@ record FaultOptions(
   }
 
   private static FaultLog.Kind parseKind(String name) {
+    String known = CHOSEN_HERE.stream().map(FaultOptions::nameOf).collect(Collectors.joining(", "));
+    FaultLog.Kind kind;
     try {
-      return FaultLog.Kind.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_'));
+      kind = FaultLog.Kind.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_'));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "unknown fault '"
-              + name
-              + "'; known: "
-              + Arrays.stream(FaultLog.Kind.values())
-                  .map(FaultOptions::nameOf)
-                  .collect(Collectors.joining(", ")),
-          e);
+      throw new IllegalArgumentException("unknown fault '" + name + "'; known: " + known, e);
     }
+    if (!CHOSEN_HERE.contains(kind)) {
+      throw new IllegalArgumentException(
+          "'"
+              + name
+              + "' is a network fault: choose it with --network-faults; --faults knows "
+              + known);
+    }
+    return kind;
   }
 
   private static void requirePositive(Duration duration, String name) {

@@ -26,6 +26,15 @@ class FaultOptionsTest {
   }
 
   @Test
+  void aNetworkFaultIsChosenWithItsOwnOptionNotWithFaults() {
+    assertThatThrownBy(() -> FaultOptions.parseKinds("process-kill,network-reset"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--network-faults")
+        .hasMessageNotContaining(
+            "known: process-kill, crash-point, postgres-crash, broker-kill, network");
+  }
+
+  @Test
   void aBrokerKillNeedsTheClusterOfBrokerProcesses() {
     assertThatThrownBy(() -> faults(Set.of(Kind.BROKER_KILL), 1))
         .isInstanceOf(IllegalArgumentException.class)
