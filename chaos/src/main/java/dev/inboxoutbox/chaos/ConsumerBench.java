@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -451,14 +452,7 @@ final class ConsumerBench {
     }
 
     void awaitDone(long target) throws InterruptedException {
-      long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-      while (records.get() < target) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              "benchmark consumer stalled at " + records.get() + " of " + target);
-        }
-        Thread.sleep(5);
-      }
+      awaitProgress(records::get, target);
     }
 
     double rate() {
@@ -497,5 +491,17 @@ final class ConsumerBench {
 
     @Override
     public void configure(Map<String, ?> configs) {}
+  }
+
+  /** Waits until a benchmark consumer has done {@code target} records; five minutes is a stall. */
+  static void awaitProgress(LongSupplier progress, long target) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    while (progress.getAsLong() < target) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "benchmark consumer stalled at " + progress.getAsLong() + " of " + target);
+      }
+      Thread.sleep(5);
+    }
   }
 }

@@ -227,7 +227,7 @@ final class RetentionBench {
             .build()
             .start()) {
       LongSupplier records = () -> consumer.stats().snapshot().records();
-      await(records, WARM_UP_RECORDS);
+      ConsumerBench.awaitProgress(records, WARM_UP_RECORDS);
       boolean cleaned = false;
       long lastPair = 0;
       // Stop while twice the last pair's records are left, so no window finds the consumer idle.
@@ -304,17 +304,6 @@ final class RetentionBench {
       for (Future<RecordMetadata> acknowledged : sent) {
         acknowledged.get();
       }
-    }
-  }
-
-  private static void await(LongSupplier progress, long target) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-    while (progress.getAsLong() < target) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "benchmark consumer stalled at " + progress.getAsLong() + " of " + target);
-      }
-      Thread.sleep(5);
     }
   }
 
