@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.MigratedDatabase;
+import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.Inbox.ClaimResult;
@@ -47,8 +48,7 @@ class InboxPresumedSuccessIT {
   }
 
   @Test
-  void aBatchOfSuccessesWritesEachKeyOnceAndOnlyOtherOutcomesWriteTheirRowAgain()
-      throws SQLException {
+  void aBatchOfSuccessesWritesEachKeyOnceAndOnlyOtherOutcomesWriteTheirRowAgain() throws Exception {
     List<ClaimRequest> requests = List.of(request(), request(), request(), request());
     List<Outcome> outcomes =
         List.of(
@@ -81,7 +81,7 @@ class InboxPresumedSuccessIT {
   }
 
   @Test
-  void aRolledBackBatchLeavesNoKeyBehind() throws SQLException {
+  void aRolledBackBatchLeavesNoKeyBehind() throws Exception {
     ClaimRequest request = request();
     try (Connection connection = database.connect()) {
       connection.setAutoCommit(false);
@@ -110,7 +110,7 @@ class InboxPresumedSuccessIT {
                 try {
                   return inTransaction(
                       c -> inbox.claimAllPresumingSuccess(c, List.of(request)).get(0));
-                } catch (SQLException e) {
+                } catch (Exception e) {
                   throw new IllegalStateException(e);
                 }
               });
@@ -125,7 +125,7 @@ class InboxPresumedSuccessIT {
   }
 
   @Test
-  void theSameKeyWithAnotherPayloadIsAConflictAndLeavesTheStoredOutcome() throws SQLException {
+  void theSameKeyWithAnotherPayloadIsAConflictAndLeavesTheStoredOutcome() throws Exception {
     IdempotencyKey key = IdempotencyKey.of(UUID.randomUUID().toString());
     ClaimRequest original = ClaimRequest.ofJson(scope, key, "{\"qty\":1}");
     inTransaction(c -> inbox.claimAllPresumingSuccess(c, List.of(original)));
@@ -144,7 +144,7 @@ class InboxPresumedSuccessIT {
   }
 
   @Test
-  void correctingAKeyNotClaimedThatWayInThisTransactionIsRefused() throws SQLException {
+  void correctingAKeyNotClaimedThatWayInThisTransactionIsRefused() throws Exception {
     ClaimRequest committedEarlier = request();
     inTransaction(c -> inbox.claimAllPresumingSuccess(c, List.of(committedEarlier)));
     ClaimRequest processing = request();
@@ -215,24 +215,7 @@ class InboxPresumedSuccessIT {
         scope, IdempotencyKey.of(UUID.randomUUID().toString()), "{\"sku\":\"A\"}");
   }
 
-  private interface Work<T> {
-    T apply(Connection connection) throws Exception;
-  }
-
-  private static <T> T inTransaction(Work<T> work) throws SQLException {
-    try (Connection connection = database.connect()) {
-      connection.setAutoCommit(false);
-      try {
-        T result = work.apply(connection);
-        connection.commit();
-        return result;
-      } catch (RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } catch (Exception e) {
-        connection.rollback();
-        throw new IllegalStateException(e);
-      }
-    }
+  private static <T> T inTransaction(TransactionRunner.Work<T> work) throws Exception {
+    return TransactionRunner.fromDataSource(database.dataSource()).inTransaction(work);
   }
 }
