@@ -89,7 +89,9 @@ final class ChaosRun {
             ? Optional.of(KafkaCluster.start(runDirectory.resolve("kafka")))
             : Optional.empty();
     DevStackSettings stackSettings =
-        cluster.map(brokers -> withKafka(settings, brokers.bootstrapServers())).orElse(settings);
+        cluster
+            .map(brokers -> settings.withKafkaBootstrap(brokers.bootstrapServers()))
+            .orElse(settings);
     try (AutoCloseable stopCluster = () -> cluster.ifPresent(KafkaCluster::close);
         DevStack stack = DevStack.start(stackSettings);
         Database ordersDb = stack.postgres().createDatabase();
@@ -306,18 +308,6 @@ final class ChaosRun {
     long min = options.killIntervalMin().toMillis();
     long max = options.killIntervalMax().toMillis();
     return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
-  }
-
-  private static DevStackSettings withKafka(DevStackSettings settings, String bootstrap) {
-    return new DevStackSettings(
-        settings.postgresMode(),
-        settings.jdbcUrl(),
-        settings.jdbcUser(),
-        settings.jdbcPassword(),
-        settings.postgresPort(),
-        Optional.of(bootstrap),
-        settings.kafkaPort(),
-        settings.workDir());
   }
 
   /**

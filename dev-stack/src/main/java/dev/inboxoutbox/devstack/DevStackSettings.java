@@ -97,6 +97,19 @@ public record DevStackSettings(
         postgresMode, jdbcUrl, jdbcUser, jdbcPassword, postgresPort, kafkaBootstrap, port, workDir);
   }
 
+  /** These settings with Kafka somebody else runs: the stack then starts no broker. */
+  public DevStackSettings withKafkaBootstrap(String bootstrapServers) {
+    return new DevStackSettings(
+        postgresMode,
+        jdbcUrl,
+        jdbcUser,
+        jdbcPassword,
+        postgresPort,
+        Optional.of(bootstrapServers),
+        kafkaPort,
+        workDir);
+  }
+
   private static PostgresMode parseMode(String value) {
     try {
       return PostgresMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
