@@ -54,8 +54,10 @@ class RelayDatabaseCrashIT {
       commitsSurviveCrashes(database);
       String topicPrefix = "t" + UUID.randomUUID().toString().substring(0, 8);
       // Two instances, as two services run them: after a crash either may lead.
-      try (OutboxRelay relay = new OutboxRelay(settings(database, topicPrefix)).start();
-          OutboxRelay standby = new OutboxRelay(settings(database, topicPrefix)).start()) {
+      try (OutboxRelay relay =
+              new OutboxRelay(RelayIT.settings(database, topicPrefix).build()).start();
+          OutboxRelay standby =
+              new OutboxRelay(RelayIT.settings(database, topicPrefix).build()).start()) {
         await("relay running")
             .atMost(PATIENCE)
             .until(
@@ -162,20 +164,6 @@ class RelayDatabaseCrashIT {
       }
       return ids;
     }
-  }
-
-  private static RelaySettings settings(Database database, String topicPrefix) {
-    return RelaySettings.builder()
-        .jdbcUrl(database.jdbcUrl())
-        .user(database.username())
-        .password(database.password())
-        .kafkaBootstrapServers(DevStack.shared().kafka().bootstrapServers())
-        .topicReplacement(topicPrefix + ".${routedByValue}")
-        .offsetFlushInterval(Duration.ofMillis(300))
-        .standbyPollInterval(Duration.ofMillis(200))
-        .leadershipCheckInterval(Duration.ofMillis(500))
-        .restartBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
-        .build();
   }
 
   private static Set<String> ids(List<ConsumerRecord<String, byte[]>> records) {

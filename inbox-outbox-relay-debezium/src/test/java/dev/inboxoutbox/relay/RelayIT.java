@@ -867,6 +867,11 @@ class RelayIT {
   }
 
   private RelaySettings.Builder settings() {
+    return settings(database, topicPrefix);
+  }
+
+  /** Fast test timings, topics named after {@code topicPrefix}, the shared Kafka. */
+  static RelaySettings.Builder settings(Database database, String topicPrefix) {
     return RelaySettings.builder()
         .jdbcUrl(database.jdbcUrl())
         .user(database.username())
