@@ -118,8 +118,8 @@ final class ChaosRun {
         cluster.get().awaitReady(Duration.ofMinutes(5));
       }
       if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)) {
-        commitsSurviveCrashes(ordersDb);
-        commitsSurviveCrashes(paymentsDb);
+        ordersDb.commitsSurviveServerCrashes();
+        paymentsDb.commitsSurviveServerCrashes();
       }
       out.printf(
           "stack: %s, %s; provider on port %d; logs in %s%n",
@@ -308,19 +308,6 @@ final class ChaosRun {
     long min = options.killIntervalMin().toMillis();
     long max = options.killIntervalMax().toMillis();
     return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
-  }
-
-  /**
-   * The dev stack's server runs with {@code synchronous_commit=off}, under which a crash of
-   * PostgreSQL loses commits it already acknowledged: a consumer would then have committed its
-   * offset for an effect that is gone. Production runs with it on; so does a run that crashes the
-   * database.
-   */
-  private static void commitsSurviveCrashes(Database database) throws java.sql.SQLException {
-    try (java.sql.Connection connection = database.connect();
-        java.sql.Statement statement = connection.createStatement()) {
-      statement.execute("ALTER DATABASE \"" + database.name() + "\" SET synchronous_commit = on");
-    }
   }
 
   private static int freePort() throws IOException {

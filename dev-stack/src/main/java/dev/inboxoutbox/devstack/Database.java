@@ -55,6 +55,18 @@ public final class Database implements AutoCloseable {
     return dataSource().getConnection();
   }
 
+  /**
+   * Makes every later session of this database wait for its commit's WAL write, as PostgreSQL does
+   * by default: the dev stack's server runs with {@code synchronous_commit=off}, under which a
+   * crash of the server takes back commits it already acknowledged.
+   */
+  public void commitsSurviveServerCrashes() throws SQLException {
+    try (Connection connection = connect();
+        java.sql.Statement statement = connection.createStatement()) {
+      statement.execute("ALTER DATABASE \"" + name + "\" SET synchronous_commit = on");
+    }
+  }
+
   @Override
   public void close() {
     dropper.run();

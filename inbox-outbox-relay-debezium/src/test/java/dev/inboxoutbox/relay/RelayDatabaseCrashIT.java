@@ -1,6 +1,5 @@
 package dev.inboxoutbox.relay;
 
-import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -19,7 +18,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -51,7 +49,7 @@ class RelayDatabaseCrashIT {
       assumeTrue(stack.postgres().processes().isPresent(), "needs a server this test may crash");
       PostgresServer.Processes server = stack.postgres().processes().orElseThrow();
       InboxOutboxSchema.migrate(database.dataSource());
-      commitsSurviveCrashes(database);
+      database.commitsSurviveServerCrashes();
       String topicPrefix = "t" + UUID.randomUUID().toString().substring(0, 8);
       // Two instances, as two services run them: after a crash either may lead.
       try (OutboxRelay relay =
@@ -83,8 +81,8 @@ class RelayDatabaseCrashIT {
 
         try (TopicReader reader = new TopicReader(topicPrefix + ".order")) {
           List<ConsumerRecord<String, byte[]>> records =
-              reader.readUntil(seen -> ids(seen).containsAll(committed), PATIENCE);
-          assertThat(ids(records)).containsAll(committed);
+              reader.readUntil(seen -> RelayIT.distinctIds(seen).containsAll(committed), PATIENCE);
+          assertThat(RelayIT.distinctIds(records)).containsAll(committed);
         }
         try {
           await("every published row stamped")
@@ -144,14 +142,6 @@ class RelayDatabaseCrashIT {
     }
   }
 
-  /** As a production server runs: a commit acknowledged before a crash survives it. */
-  private static void commitsSurviveCrashes(Database database) throws SQLException {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement()) {
-      statement.execute("ALTER DATABASE \"" + database.name() + "\" SET synchronous_commit = on");
-    }
-  }
-
   private static List<String> unpublished(Database database) throws SQLException {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement();
@@ -164,11 +154,5 @@ class RelayDatabaseCrashIT {
       }
       return ids;
     }
-  }
-
-  private static Set<String> ids(List<ConsumerRecord<String, byte[]>> records) {
-    Set<String> ids = new HashSet<>();
-    records.forEach(r -> ids.add(header(r, "id")));
-    return ids;
   }
 }

@@ -952,7 +952,7 @@ class RelayIT {
     return topicPrefix + "." + aggregateType;
   }
 
-  private static Set<String> distinctIds(List<ConsumerRecord<String, byte[]>> records) {
+  static Set<String> distinctIds(List<ConsumerRecord<String, byte[]>> records) {
     Set<String> ids = new HashSet<>();
     records.forEach(r -> ids.add(header(r, "id")));
     return ids;
