@@ -686,6 +686,63 @@ class RelayIT {
   }
 
   @Test
+  void aTransactionDecodedBeforeItIsVisibleIsStampedOnceItIsVisible() throws Exception {
+    // A commit is flushed to the WAL, and so decodable, a moment before other sessions can see it;
+    // a synchronous standby that never answers stretches that moment until the wait is cancelled.
+    // The relay's sessions commit locally; only the writer waits for the absent standby.
+    try (Connection admin = database.connect();
+        Statement statement = admin.createStatement()) {
+      statement.execute(
+          "ALTER DATABASE \"" + database.name() + "\" SET synchronous_commit = local");
+      statement.execute("ALTER SYSTEM SET synchronous_standby_names = 'iox_absent_standby'");
+      statement.execute("SELECT pg_reload_conf()");
+      cleanup.add(
+          () -> {
+            try (Connection connection = database.connect();
+                Statement reset = connection.createStatement()) {
+              reset.execute("ALTER SYSTEM RESET synchronous_standby_names");
+              reset.execute("SELECT pg_reload_conf()");
+            }
+          });
+    }
+    OutboxRelay relay = started(relay(settings().build()));
+    OutboxEvent event = OutboxEvent.of("order", "o-4", "OrderPlaced", "{}");
+    ExecutorService committer = Executors.newSingleThreadExecutor();
+    try (Connection writer = database.connect()) {
+      writer.setAutoCommit(false);
+      try (Statement statement = writer.createStatement()) {
+        statement.execute("SET synchronous_commit = on");
+      }
+      int writerPid;
+      try (Statement statement = writer.createStatement();
+          ResultSet row = statement.executeQuery("SELECT pg_backend_pid()")) {
+        row.next();
+        writerPid = row.getInt(1);
+      }
+      Outbox.builder().build().append(writer, event);
+      Future<?> commit =
+          committer.submit(
+              () -> {
+                writer.commit();
+                return null;
+              });
+      awaitOnTopic(event);
+      assertThat(commit).isNotDone();
+
+      try (Connection admin = database.connect();
+          Statement statement = admin.createStatement()) {
+        statement.execute("SELECT pg_cancel_backend(" + writerPid + ")");
+      }
+      commit.get(30, TimeUnit.SECONDS);
+    } finally {
+      committer.shutdownNow();
+    }
+    await("the row stamped published once its transaction is visible")
+        .atMost(PATIENCE)
+        .until(() -> relay.lag().unpublishedRows() == 0);
+  }
+
+  @Test
   void aQuietOutboxLetsTheSlotReleaseWalWrittenToAnotherDatabase() throws Exception {
     // WAL is shared by every database of the server, but a slot decodes only its own (and from
     // PostgreSQL 15 on, pgoutput sends nothing for a transaction outside the publication, such as
