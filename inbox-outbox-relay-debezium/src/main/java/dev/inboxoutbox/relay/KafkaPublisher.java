@@ -7,7 +7,6 @@ import io.debezium.engine.RecordChangeEvent;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,27 +25,22 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Publishes the Event Router's records with an idempotent producer and marks them processed only
  * after Kafka acknowledged every record of the batch: a crash before that replays the batch, never
- * skips it.
+ * skips it. A batch leaves only once other sessions can see the transactions it came from ({@link
+ * CommitVisibility}).
  */
 final class KafkaPublisher
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
-
-  private static final Logger log = LoggerFactory.getLogger(KafkaPublisher.class);
-
-  private static final Duration INVISIBLE_WARNING = Duration.ofSeconds(5);
-  private static final long MAX_VISIBILITY_PAUSE_MILLIS = 100;
 
   /** The Event Router puts the outbox row id in this header. */
   static final String EVENT_ID_HEADER = "id";
 
   private final Producer<String, byte[]> producer;
   private final Connection markingConnection;
+  private final CommitVisibility visibility;
   private final String markPublishedSql;
   private final RelayListener listener;
   private final Consumer<List<PublishedEvent>> onAcknowledged;
@@ -58,11 +52,13 @@ final class KafkaPublisher
       Producer<String, byte[]> producer,
       Connection markingConnection,
       String outboxTable,
+      CommitVisibility visibility,
       RelayListener listener,
       Consumer<List<PublishedEvent>> onAcknowledged) {
     this.producer = producer;
     this.markingConnection = markingConnection;
     this.markPublishedSql = markingConnection == null ? null : markPublishedSql(outboxTable);
+    this.visibility = visibility;
     this.listener = listener;
     this.onAcknowledged = onAcknowledged;
   }
@@ -73,29 +69,17 @@ final class KafkaPublisher
    * against the whole batch, and a plain join against the ids as a hash of every unpublished row:
    * either way each batch cost more the larger the backlog, so a relay that fell behind slowed
    * down.
-   *
-   * <p>The statement also returns what its snapshot could not see: transactions from {@code xmax}
-   * on and those {@code running}, as 32-bit ids (the WAL's). PostgreSQL flushes a commit to the
-   * WAL, where the relay reads it, a moment before other sessions can see it, and for as long as
-   * the commit waits for a synchronous standby: the stamp finds no row of such a transaction and
-   * must run again once it is visible.
    */
   static String markPublishedSql(String outboxTable) {
     return """
-        WITH stamped AS (
-          UPDATE %1$s AS o SET published_at = now()
-            FROM unnest(?::uuid[]) AS acknowledged(id)
-            CROSS JOIN LATERAL (
-                SELECT u.ctid FROM %1$s u
-                WHERE u.id = acknowledged.id AND u.published_at IS NULL
-                LIMIT 1
-            ) AS unpublished
-           WHERE o.ctid = unpublished.ctid
-        )
-        SELECT pg_snapshot_xmax(snapshot)::text::bigint %% 4294967296 AS xmax,
-               array(SELECT running::text::bigint %% 4294967296
-                       FROM pg_snapshot_xip(snapshot) AS running) AS running
-          FROM pg_current_snapshot() AS snapshot"""
+        UPDATE %1$s AS o SET published_at = now()
+          FROM unnest(?::uuid[]) AS acknowledged(id)
+          CROSS JOIN LATERAL (
+              SELECT u.ctid FROM %1$s u
+              WHERE u.id = acknowledged.id AND u.published_at IS NULL
+              LIMIT 1
+          ) AS unpublished
+         WHERE o.ctid = unpublished.ctid"""
         .formatted(outboxTable);
   }
 
@@ -109,8 +93,8 @@ final class KafkaPublisher
     long oldestRead = Long.MAX_VALUE;
     List<String> eventIds = new ArrayList<>(records.size());
     List<String> keys = new ArrayList<>(records.size());
+    List<ProducerRecord<String, byte[]>> outgoing = new ArrayList<>(records.size());
     Set<Long> transactions = new HashSet<>();
-    List<Future<RecordMetadata>> acknowledgements = new ArrayList<>(records.size());
     for (RecordChangeEvent<SourceRecord> change : records) {
       SourceRecord record = change.record();
       if (record.timestamp() != null) {
@@ -122,17 +106,22 @@ final class KafkaPublisher
         // offset
       }
       eventIds.add(eventId);
+      keys.add(record.key() == null ? null : record.key().toString());
+      outgoing.add(toProducerRecord(record, eventId));
       if (record.sourceOffset().get(SourceInfo.TXID_KEY) instanceof Long transaction) {
         transactions.add(transaction);
       }
-      keys.add(record.key() == null ? null : record.key().toString());
-      acknowledgements.add(producer.send(toProducerRecord(record, eventId)));
+    }
+    awaitVisible(transactions);
+    List<Future<RecordMetadata>> acknowledgements = new ArrayList<>(outgoing.size());
+    for (ProducerRecord<String, byte[]> record : outgoing) {
+      acknowledgements.add(producer.send(record));
     }
     long sent = System.nanoTime();
     // The stamp's UPDATE runs while the records are on their way to the broker, and commits only
     // once every acknowledgement is in: a batch Kafka rejects leaves its rows unstamped, as before.
     Optional<StampInProgress> stamp =
-        eventIds.isEmpty() ? Optional.empty() : stampUncommitted(eventIds, transactions);
+        eventIds.isEmpty() ? Optional.empty() : stampUncommitted(eventIds);
     long updated = System.nanoTime();
     if (!acknowledgements.isEmpty()) {
       // The whole batch is in the producer's buffer: waiting out linger.ms for more records that
@@ -195,61 +184,30 @@ final class KafkaPublisher
     lastFinished = finished;
   }
 
-  /**
-   * Runs the stamp's UPDATE in a transaction left open, again while any of the batch's {@code
-   * transactions} is not yet visible; empty when the relay does not stamp.
-   */
-  private Optional<StampInProgress> stampUncommitted(List<String> eventIds, Set<Long> transactions)
-      throws InterruptedException {
+  private void awaitVisible(Set<Long> transactions) throws InterruptedException {
+    if (transactions.isEmpty()) {
+      return;
+    }
+    try {
+      visibility.await(transactions);
+    } catch (SQLException e) {
+      throw new RelayException(
+          "checking that transactions " + transactions + " are visible failed", e);
+    }
+  }
+
+  /** Runs the stamp's UPDATE in a transaction left open; empty when the relay does not stamp. */
+  private Optional<StampInProgress> stampUncommitted(List<String> eventIds) {
     if (markPublishedSql == null) {
       return Optional.empty();
     }
-    try (PreparedStatement stamp = markingConnection.prepareStatement(markPublishedSql)) {
-      stamp.setArray(1, markingConnection.createArrayOf("text", eventIds.toArray()));
-      long started = System.nanoTime();
-      long pauseMillis = 1;
-      boolean warned = false;
-      for (Set<Long> invisible = stampAndFindInvisible(stamp, transactions);
-          !invisible.isEmpty();
-          invisible = stampAndFindInvisible(stamp, transactions)) {
-        Duration waited = Duration.ofNanos(System.nanoTime() - started);
-        if (!warned && waited.compareTo(INVISIBLE_WARNING) >= 0) {
-          warned = true;
-          log.warn(
-              "transactions {} were published {} ago but other sessions cannot see them yet (a"
-                  + " commit waiting for a synchronous standby, say); their rows are stamped"
-                  + " published once they can",
-              invisible,
-              waited);
-        }
-        Thread.sleep(pauseMillis);
-        pauseMillis = Math.min(pauseMillis * 2, MAX_VISIBILITY_PAUSE_MILLIS);
-      }
+    try (PreparedStatement update = markingConnection.prepareStatement(markPublishedSql)) {
+      update.setArray(1, markingConnection.createArrayOf("text", eventIds.toArray()));
+      update.executeUpdate();
       return Optional.of(new StampInProgress(eventIds.size()));
     } catch (SQLException e) {
       throw markingFailed(eventIds.size(), e);
     }
-  }
-
-  /** Runs the stamp; returns those of {@code transactions} its snapshot could not see. */
-  private static Set<Long> stampAndFindInvisible(PreparedStatement stamp, Set<Long> transactions)
-      throws SQLException {
-    Set<Long> invisible = new HashSet<>();
-    try (ResultSet row = stamp.executeQuery()) {
-      row.next();
-      long xmax = row.getLong("xmax");
-      Set<Long> running = new HashSet<>();
-      for (Object xid : (Object[]) row.getArray("running").getArray()) {
-        running.add(((Number) xid).longValue());
-      }
-      for (long transaction : transactions) {
-        // 32-bit ids wrap around: "from xmax on" is the half of the circle ahead of xmax.
-        if ((int) (transaction - xmax) >= 0 || running.contains(transaction)) {
-          invisible.add(transaction);
-        }
-      }
-    }
-    return invisible;
   }
 
   private RelayException markingFailed(int events, SQLException e) {

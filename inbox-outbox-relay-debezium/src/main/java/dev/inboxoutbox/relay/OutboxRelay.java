@@ -224,10 +224,15 @@ public final class OutboxRelay implements AutoCloseable {
     }
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
-        Connection marking = settings.markPublished() ? stampingConnection() : null) {
+        Connection session = settings.markPublished() ? stampingConnection() : connect()) {
       KafkaPublisher publisher =
           new KafkaPublisher(
-              producer, marking, settings.outboxTable(), listener, this::acknowledged);
+              producer,
+              settings.markPublished() ? session : null,
+              settings.outboxTable(),
+              new CommitVisibility(session),
+              listener,
+              this::acknowledged);
       DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
           DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
               .using(engineProperties())

@@ -69,7 +69,13 @@ class KafkaPublisherIT {
           }
         };
     KafkaPublisher publisher =
-        new KafkaPublisher(rejecting, stamping, "public.outbox", RelayListener.NONE, events -> {});
+        new KafkaPublisher(
+            rejecting,
+            stamping,
+            "public.outbox",
+            new CommitVisibility(stamping),
+            RelayListener.NONE,
+            events -> {});
 
     assertThatThrownBy(() -> publisher.handleBatch(List.of(change(event)), new NoCommitter()))
         .isInstanceOf(RelayException.class)
@@ -100,6 +106,7 @@ class KafkaPublisherIT {
             acknowledging,
             stamping,
             "public.outbox",
+            new CommitVisibility(stamping),
             events -> stampedWhenHeard.add(stampedSeenFromElsewhere()),
             events -> {});
 

@@ -686,9 +686,10 @@ class RelayIT {
   }
 
   @Test
-  void aTransactionDecodedBeforeItIsVisibleIsStampedOnceItIsVisible() throws Exception {
+  void anEventLeavesOnlyOnceItsTransactionIsVisibleAndIsThenStamped() throws Exception {
     // A commit is flushed to the WAL, and so decodable, a moment before other sessions can see it;
     // a synchronous standby that never answers stretches that moment until the wait is cancelled.
+    // A consumer given the event then would not find what it announces in the producer's tables.
     // The relay's sessions commit locally; only the writer waits for the absent standby.
     try (Connection admin = database.connect();
         Statement statement = admin.createStatement()) {
@@ -720,13 +721,21 @@ class RelayIT {
         writerPid = row.getInt(1);
       }
       Outbox.builder().build().append(writer, event);
+      long beforeCommit = walInsertPosition(writer);
       Future<?> commit =
           committer.submit(
               () -> {
                 writer.commit();
                 return null;
               });
-      awaitOnTopic(event);
+      await("the commit sent to the relay")
+          .atMost(PATIENCE)
+          .until(() -> slotSentPosition() > beforeCommit);
+      try (TopicReader reader = new TopicReader(topic("order"))) {
+        assertThat(distinctIds(reader.readFor(ENGINE_POLL.multipliedBy(4))))
+            .as("published while other sessions cannot see its transaction")
+            .doesNotContain(event.id().toString());
+      }
       assertThat(commit).isNotDone();
 
       try (Connection admin = database.connect();
@@ -737,9 +746,23 @@ class RelayIT {
     } finally {
       committer.shutdownNow();
     }
-    await("the row stamped published once its transaction is visible")
+    awaitOnTopic(event);
+    await("the row stamped published")
         .atMost(PATIENCE)
         .until(() -> relay.lag().unpublishedRows() == 0);
+  }
+
+  /** How far the slot's WAL sender has sent; -1 while nobody reads the slot. */
+  private long slotSentPosition() throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT pg_wal_lsn_diff(r.sent_lsn, '0/0')::bigint FROM pg_stat_replication r"
+                    + " JOIN pg_replication_slots s ON s.active_pid = r.pid"
+                    + " WHERE s.database = current_database()")) {
+      return row.next() ? row.getLong(1) : -1;
+    }
   }
 
   @Test
