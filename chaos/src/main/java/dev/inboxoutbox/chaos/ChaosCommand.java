@@ -167,11 +167,7 @@ final class ChaosCommand implements Callable<Integer> {
       paramLabel = "KINDS",
       description =
           "Fault kinds to inject, comma-separated, from: process-kill, crash-point, postgres-crash,"
-              + " broker-kill (default "
-              + FaultOptions.DEFAULT_KINDS
-              + "; all of them: "
-              + FaultOptions.ALL_KINDS
-              + "; with --quick without broker-kill).")
+              + " broker-kill (default: all of them; with --quick without broker-kill).")
   String faults;
 
   @Option(
@@ -180,6 +176,18 @@ final class ChaosCommand implements Callable<Integer> {
           "The quick profile: one in-JVM Kafka broker instead of a cluster of three processes,"
               + " so no broker-kill; every other fault as chosen.")
   boolean quick;
+
+  @Option(
+      names = "--long",
+      description =
+          "The long profile: "
+              + LongProfile.ORDERS
+              + " orders, at least "
+              + LongProfile.MIN_KILLS
+              + " process kills, a PostgreSQL crash and a broker kill about every "
+              + LongProfile.INFRASTRUCTURE_EVERY_SECONDS
+              + " s, every network fault in turn; options given explicitly win.")
+  boolean longRun;
 
   @Option(
       names = "--kafka-brokers",
@@ -241,6 +249,13 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (quick && longRun) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--quick and --long are two profiles: choose one");
+    }
+    if (longRun) {
+      new LongProfile(spec.commandLine().getParseResult()).applyTo(this);
+    }
     long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
     Path root = Iox.repoRoot(repo);
     ChaosOptions options;

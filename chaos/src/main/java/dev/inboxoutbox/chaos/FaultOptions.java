@@ -22,13 +22,8 @@ record FaultOptions(
     Duration brokerKillEvery,
     Duration brokerDown) {
 
-  /** Every kind this run knows how to inject by default. */
-  /**
-   * The default run's faults. PostgreSQL crashes and broker kills are chosen with {@code --faults}
-   * until a crash can no longer leave relayed outbox rows without their {@code published_at} stamp
-   * (docs/chaos.md#infrastructure-faults).
-   */
-  static final String DEFAULT_KINDS = "process-kill,crash-point";
+  /** The default run's faults: every kind ({@code --quick} drops broker-kill). */
+  static final String DEFAULT_KINDS = "process-kill,crash-point,postgres-crash,broker-kill";
 
   /** The kinds {@code --faults} chooses; network faults have {@code --network-faults}. */
   private static final Set<FaultLog.Kind> CHOSEN_HERE =
@@ -37,9 +32,6 @@ record FaultOptions(
           FaultLog.Kind.CRASH_POINT,
           FaultLog.Kind.POSTGRES_CRASH,
           FaultLog.Kind.BROKER_KILL);
-
-  /** Every fault kind the run can inject. */
-  static final String ALL_KINDS = "process-kill,crash-point,postgres-crash,broker-kill";
 
   FaultOptions {
     kinds = kinds.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(kinds));

@@ -20,8 +20,17 @@ class ChaosIT {
       Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
 
   @Test
-  void aShortChaosRunWithKillsAndNetworkLatencyPassesEveryInvariant() throws Exception {
-    Run run = run(options(true, 42, Duration.ofSeconds(180)), FaultOptions.processesOnly());
+  void aShortChaosRunWithKillsADatabaseCrashABrokerKillAndNetworkLatencyPassesEveryInvariant()
+      throws Exception {
+    FaultOptions everyKind =
+        new FaultOptions(
+            FaultOptions.parseKinds(FaultOptions.DEFAULT_KINDS),
+            KafkaCluster.BROKERS,
+            Duration.ofSeconds(12),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(12),
+            Duration.ofSeconds(3));
+    Run run = run(options(true, 42, Duration.ofSeconds(180)), everyKind);
     assertThat(run.passed).as(run.output).isTrue();
     assertThat(run.output).contains("VERDICT: PASS");
     // Restarts must come from the trained archive, not silently from the slow fat jar.
@@ -31,7 +40,11 @@ class ChaosIT {
     assertThat(run.output)
         .containsPattern("kills \\{total=\\d+, whileServing=\\d+, duringStartUp=\\d+")
         .contains("duringInfrastructureFault=")
-        .contains("[network] +200 ms latency to postgres");
+        .contains("[network] +200 ms latency to postgres")
+        .contains("PostgreSQL SIGKILLed")
+        .contains("PostgreSQL up again")
+        .containsPattern("Kafka broker \\d \\(leader of the busiest partitions\\) SIGKILLed")
+        .containsPattern("faults \\{.*postgres-crash=\\d+.*broker-kill=\\d+");
   }
 
   @Test

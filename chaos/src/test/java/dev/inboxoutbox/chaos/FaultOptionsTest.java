@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 class FaultOptionsTest {
 
   @Test
-  void theFullMenuHasProcessKillsCrashPointsADatabaseCrashAndABrokerKill() {
-    assertThat(FaultOptions.parseKinds(FaultOptions.ALL_KINDS))
+  void theDefaultRunInjectsProcessKillsCrashPointsADatabaseCrashAndABrokerKill() {
+    assertThat(FaultOptions.parseKinds(FaultOptions.DEFAULT_KINDS))
         .containsExactlyInAnyOrder(
             Kind.PROCESS_KILL, Kind.CRASH_POINT, Kind.POSTGRES_CRASH, Kind.BROKER_KILL);
   }
