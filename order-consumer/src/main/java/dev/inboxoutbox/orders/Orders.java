@@ -3,7 +3,9 @@ package dev.inboxoutbox.orders;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -23,31 +25,38 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class Orders {
 
+  /**
+   * The stock rows are locked in sku order, so two orders never deadlock. Other batches wait on
+   * these rows until this batch commits: one statement per step keeps the round trips, and so the
+   * time they are held, short.
+   */
   private static final String LOCK_STOCK =
       """
-      SELECT available FROM stock WHERE sku = :sku FOR UPDATE
+      SELECT sku, available FROM stock WHERE sku = ANY(CAST(:skus AS text[])) ORDER BY sku FOR UPDATE
       """;
 
-  private static final String INSERT_ORDER =
+  /** The order and its lines; the lines' foreign key is checked at the end of the statement. */
+  private static final String INSERT_ORDER_AND_ITEMS =
       """
-      INSERT INTO orders (order_id, placed_by, customer_id, status, total_cents)
-      VALUES (:orderId, :placedBy, :customerId, 'PLACED', :totalCents)
-      """;
-
-  private static final String INSERT_ITEM =
-      """
+      WITH placed AS (
+        INSERT INTO orders (order_id, placed_by, customer_id, status, total_cents)
+        VALUES (:orderId, :placedBy, :customerId, 'PLACED', :totalCents)
+      )
       INSERT INTO order_items (order_id, line, sku, qty, unit_price_cents)
-      VALUES (:orderId, :line, :sku, :qty, :unitPriceCents)
+      SELECT :orderId, item.line, item.sku, item.qty, item.unit_price_cents
+        FROM unnest(CAST(:skus AS text[]), CAST(:qtys AS int[]), CAST(:unitPrices AS bigint[]))
+             WITH ORDINALITY AS item(sku, qty, unit_price_cents, line)
       """;
 
   private static final String RESERVE_STOCK =
       """
-      UPDATE stock SET available = available - :qty WHERE sku = :sku
-      """;
-
-  private static final String RECORD_RESERVATION =
-      """
-      INSERT INTO stock_reservations (order_id, sku, qty) VALUES (:orderId, :sku, :qty)
+      WITH wanted AS (
+        SELECT * FROM unnest(CAST(:skus AS text[]), CAST(:qtys AS int[])) AS wanted(sku, qty)
+      ), reserved AS (
+        UPDATE stock s SET available = s.available - wanted.qty FROM wanted
+        WHERE s.sku = wanted.sku
+      )
+      INSERT INTO stock_reservations (order_id, sku, qty) SELECT :orderId, sku, qty FROM wanted
       """;
 
   private static final String FIND_ORDER =
@@ -64,13 +73,11 @@ final class Orders {
 
   private static final String RELEASE_STOCK =
       """
-      UPDATE stock s SET available = s.available + r.qty FROM stock_reservations r
-      WHERE r.order_id = :orderId AND r.sku = s.sku
-      """;
-
-  private static final String FORGET_RESERVATIONS =
-      """
-      DELETE FROM stock_reservations WHERE order_id = :orderId
+      WITH released AS (
+        DELETE FROM stock_reservations WHERE order_id = :orderId RETURNING sku, qty
+      )
+      UPDATE stock s SET available = s.available + released.qty FROM released
+      WHERE s.sku = released.sku
       """;
 
   private record Line(String sku, int qty, long unitPriceCents) {}
@@ -118,43 +125,36 @@ final class Orders {
       throw PoisonMessageException.malformed(
           "the order's quantities or total are too large to store");
     }
-    // Lock the stock rows in sku order (no deadlocks between orders), check all, then reserve all.
+    String[] skus = perSku.keySet().toArray(String[]::new);
+    Integer[] quantities = perSku.values().toArray(Integer[]::new);
+    Map<String, Integer> available = new HashMap<>();
+    jdbc.sql(LOCK_STOCK)
+        .param("skus", skus)
+        .query((row, n) -> available.put(row.getString("sku"), row.getInt("available")))
+        .list();
     for (var wanted : perSku.entrySet()) {
-      Optional<Integer> available =
-          jdbc.sql(LOCK_STOCK).param("sku", wanted.getKey()).query(Integer.class).optional();
-      if (available.isEmpty()) {
+      Integer inStock = available.get(wanted.getKey());
+      if (inStock == null) {
         throw new OrderRejected(422, "unknown_sku", "unknown sku " + wanted.getKey());
       }
-      if (available.get() < wanted.getValue()) {
+      if (inStock < wanted.getValue()) {
         throw new OrderRejected(409, "out_of_stock", "out of stock: " + wanted.getKey());
       }
     }
-    jdbc.sql(INSERT_ORDER)
+    jdbc.sql(INSERT_ORDER_AND_ITEMS)
         .param("orderId", orderId)
         .param("placedBy", placedBy)
         .param("customerId", customerId)
         .param("totalCents", total)
+        .param("skus", lines.stream().map(Line::sku).toArray(String[]::new))
+        .param("qtys", lines.stream().map(Line::qty).toArray(Integer[]::new))
+        .param("unitPrices", lines.stream().map(Line::unitPriceCents).toArray(Long[]::new))
         .update();
-    for (int i = 0; i < lines.size(); i++) {
-      jdbc.sql(INSERT_ITEM)
-          .param("orderId", orderId)
-          .param("line", i + 1)
-          .param("sku", lines.get(i).sku())
-          .param("qty", lines.get(i).qty())
-          .param("unitPriceCents", lines.get(i).unitPriceCents())
-          .update();
-    }
-    for (var wanted : perSku.entrySet()) {
-      jdbc.sql(RESERVE_STOCK)
-          .param("qty", wanted.getValue())
-          .param("sku", wanted.getKey())
-          .update();
-      jdbc.sql(RECORD_RESERVATION)
-          .param("orderId", orderId)
-          .param("sku", wanted.getKey())
-          .param("qty", wanted.getValue())
-          .update();
-    }
+    jdbc.sql(RESERVE_STOCK)
+        .param("orderId", orderId)
+        .param("skus", skus)
+        .param("qtys", quantities)
+        .update();
     String placed = json.writeValueAsString(new Placed(orderId, customerId, "PLACED", total));
     emit.accept(OutboxEvent.of("order", orderId, "OrderPlaced", placed));
     emit.accept(
@@ -244,7 +244,6 @@ final class Orders {
 
   private void releaseStock(String orderId) {
     jdbc.sql(RELEASE_STOCK).param("orderId", orderId).update();
-    jdbc.sql(FORGET_RESERVATIONS).param("orderId", orderId).update();
   }
 
   private Optional<OrderRow> find(String orderId) {
