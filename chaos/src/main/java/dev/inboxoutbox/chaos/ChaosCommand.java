@@ -173,19 +173,23 @@ final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "The quick profile: one in-JVM Kafka broker instead of a cluster of three processes,"
-              + " so no broker-kill; every other fault as chosen.")
+          "The quick profile, under 3 minutes on 2 cores: one in-JVM Kafka broker instead of a"
+              + " cluster of three processes, so no broker-kill; a PostgreSQL crash every "
+              + RunProfile.QUICK_POSTGRES_CRASH_EVERY_SECONDS
+              + " s and a network fault every "
+              + RunProfile.QUICK_NETWORK_FAULT_EVERY_SECONDS
+              + " s; options given explicitly win.")
   boolean quick;
 
   @Option(
       names = "--long",
       description =
           "The long profile: "
-              + LongProfile.ORDERS
+              + RunProfile.LONG_ORDERS
               + " orders, at least "
-              + LongProfile.MIN_KILLS
+              + RunProfile.LONG_MIN_KILLS
               + " process kills, a PostgreSQL crash and a broker kill about every "
-              + LongProfile.INFRASTRUCTURE_EVERY_SECONDS
+              + RunProfile.LONG_INFRASTRUCTURE_EVERY_SECONDS
               + " s, every network fault in turn; options given explicitly win.")
   boolean longRun;
 
@@ -253,8 +257,11 @@ final class ChaosCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--quick and --long are two profiles: choose one");
     }
+    if (quick) {
+      RunProfile.QUICK.applyTo(this, spec.commandLine().getParseResult());
+    }
     if (longRun) {
-      new LongProfile(spec.commandLine().getParseResult()).applyTo(this);
+      RunProfile.LONG.applyTo(this, spec.commandLine().getParseResult());
     }
     long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
     Path root = Iox.repoRoot(repo);

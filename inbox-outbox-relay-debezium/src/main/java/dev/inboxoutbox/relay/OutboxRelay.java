@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>At-least-once.</b> Offsets are marked only after Kafka acknowledged the batch and are
  * stored in PostgreSQL ({@code iox_relay_offsets}, debezium-storage-jdbc) every {@link
  * RelaySettings#offsetFlushInterval()}; the slot advances only then. A crash in between republishes
- * the tail, which the next consumer's inbox absorbs.
+ * the tail, which the next consumer's inbox absorbs. A batch goes to Kafka only once other sessions
+ * can see the transactions it came from ({@link CommitVisibility}).
  *
  * <p><b>Failures.</b> The engine's completion callback ends a run at once; the relay reports {@link
  * RelayState#FAILED}, waits (doubling from {@link RelaySettings#restartBackoffMin()} up to {@link

@@ -753,16 +753,14 @@ class RelayIT {
   }
 
   /** How far the slot's WAL sender has sent; -1 while nobody reads the slot. */
-  private long slotSentPosition() throws SQLException {
-    try (Connection connection = database.connect();
-        Statement statement = connection.createStatement();
-        ResultSet row =
-            statement.executeQuery(
-                "SELECT pg_wal_lsn_diff(r.sent_lsn, '0/0')::bigint FROM pg_stat_replication r"
-                    + " JOIN pg_replication_slots s ON s.active_pid = r.pid"
-                    + " WHERE s.database = current_database()")) {
-      return row.next() ? row.getLong(1) : -1;
-    }
+  private long slotSentPosition() {
+    return Rows.text(
+            database.dataSource(),
+            "SELECT pg_wal_lsn_diff(r.sent_lsn, '0/0')::bigint FROM pg_stat_replication r"
+                + " JOIN pg_replication_slots s ON s.active_pid = r.pid"
+                + " WHERE s.database = current_database()")
+        .map(Long::parseLong)
+        .orElse(-1L);
   }
 
   @Test

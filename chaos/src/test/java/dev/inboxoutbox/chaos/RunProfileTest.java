@@ -6,31 +6,40 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-class LongProfileTest {
+class RunProfileTest {
 
   @Test
   void theLongProfileSetsWhatTheCommandLineLeftOpen() {
-    ChaosCommand command = parsed("--long", "--orders", "500");
+    ChaosCommand command = parsed(RunProfile.LONG, "--long", "--orders", "500");
     assertThat(command.orders).isEqualTo(500);
-    assertThat(command.minKills).isEqualTo(LongProfile.MIN_KILLS);
+    assertThat(command.minKills).isEqualTo(RunProfile.LONG_MIN_KILLS);
     assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(30));
     assertThat(command.brokerKillEvery).isEqualTo(Duration.ofSeconds(30));
     assertThat(command.networkFaults).isEqualTo("latency,reset,blackhole");
   }
 
   @Test
-  void withoutTheProfileTheDefaultsStay() {
+  void theQuickProfileSpacesTheFaultsOutUnlessTold() {
+    ChaosCommand command = parsed(RunProfile.QUICK, "--quick", "--network-fault-every", "20s");
+    assertThat(command.networkFaultEvery).isEqualTo(Duration.ofSeconds(20));
+    assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(90));
+    assertThat(command.orders).isEqualTo(10_000);
+  }
+
+  @Test
+  void withoutAProfileTheDefaultsStay() {
     ChaosCommand command = new ChaosCommand();
     new CommandLine(command).parseArgs();
     assertThat(command.orders).isEqualTo(10_000);
     assertThat(command.minKills).isEqualTo(20);
+    assertThat(command.networkFaultEvery).isEqualTo(Duration.ofSeconds(15));
   }
 
-  private static ChaosCommand parsed(String... args) {
+  private static ChaosCommand parsed(RunProfile profile, String... args) {
     ChaosCommand command = new ChaosCommand();
     CommandLine commandLine = new CommandLine(command);
     commandLine.parseArgs(args);
-    new LongProfile(commandLine.getParseResult()).applyTo(command);
+    profile.applyTo(command, commandLine.getParseResult());
     return command;
   }
 }
