@@ -65,6 +65,7 @@ public final class Iox implements Runnable {
   }
 
   public static void main(String[] args) {
+    ChildProcesses.stopOnExit();
     System.exit(commandLine().execute(args));
   }
 
