@@ -51,7 +51,7 @@ enum RunProfile {
 
   static final int QUICK_POSTGRES_CRASH_EVERY_SECONDS = 90;
   static final int QUICK_NETWORK_FAULT_EVERY_SECONDS = 60;
-  static final int LONG_ORDERS = 40_000;
+  static final int LONG_ORDERS = 20_000;
   static final int LONG_MIN_KILLS = 100;
   static final int LONG_INFRASTRUCTURE_EVERY_SECONDS = 30;
 
