@@ -186,9 +186,10 @@ final class ChaosCommand implements Callable<Integer> {
       description =
           "The long profile: "
               + RunProfile.LONG_ORDERS
-              + " orders, at least "
+              + " orders, --min-kills "
               + RunProfile.LONG_MIN_KILLS
-              + " process kills, a PostgreSQL crash and a broker kill about every "
+              + " (the kill phase ends after 10 minutes), a PostgreSQL crash and a broker kill"
+              + " about every "
               + RunProfile.LONG_INFRASTRUCTURE_EVERY_SECONDS
               + " s, every network fault in turn; options given explicitly win.")
   boolean longRun;
