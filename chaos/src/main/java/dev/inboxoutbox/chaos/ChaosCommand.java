@@ -13,10 +13,11 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Kill consumers mid-flight and verify exactly-once effects (the main job).",
-      "Starts PostgreSQL and Kafka (embedded unless IOX_JDBC_URL / IOX_KAFKA_BOOTSTRAP are set), runs",
-      "order-consumer and payment-consumer processes, produces orders, SIGKILLs consumers and relay leaders,",
-      "restarts them, breaks the network to PostgreSQL (added latency, resets, a black hole), waits for",
-      "quiet and verifies. Exit code 1 on any violation, 2 on invalid options."
+      "Starts PostgreSQL and Kafka (embedded, three broker processes, unless IOX_JDBC_URL /",
+      "IOX_KAFKA_BOOTSTRAP are set), runs order-consumer and payment-consumer processes, produces orders,",
+      "SIGKILLs consumers and relay leaders, crashes PostgreSQL, kills brokers, breaks the network to",
+      "PostgreSQL (added latency, resets, a black hole), restarts what it killed, waits for quiet and",
+      "verifies. Exit code 1 on any violation, 2 on invalid options."
     })
 final class ChaosCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
