@@ -174,8 +174,8 @@ final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "The quick profile, under 3 minutes on 2 cores: one in-JVM Kafka broker instead of a"
-              + " cluster of three processes, so no broker-kill; a PostgreSQL crash every "
+          "The quick profile: one in-JVM Kafka broker instead of a cluster of three processes, so"
+              + " no broker-kill; a PostgreSQL crash every "
               + RunProfile.QUICK_POSTGRES_CRASH_EVERY_SECONDS
               + " s and a network fault every "
               + RunProfile.QUICK_NETWORK_FAULT_EVERY_SECONDS

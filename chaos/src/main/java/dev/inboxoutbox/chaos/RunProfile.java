@@ -9,8 +9,8 @@ import picocli.CommandLine;
  */
 enum RunProfile {
   /**
-   * Under 3 minutes on 2 cores: the in-JVM broker (so no broker kill), one PostgreSQL crash and a
-   * network fault a minute instead of one every 15 s.
+   * The shortest run with an infrastructure and a network fault: the in-JVM broker (so no broker
+   * kill), one PostgreSQL crash and a network fault a minute instead of one every 15 s.
    */
   QUICK {
     @Override
