@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
       "Starts PostgreSQL and Kafka (embedded, three broker processes, unless IOX_JDBC_URL /",
       "IOX_KAFKA_BOOTSTRAP are set), runs order-consumer and payment-consumer processes, produces orders,",
       "SIGKILLs consumers and relay leaders, crashes PostgreSQL, kills brokers, breaks the network to",
-      "PostgreSQL (added latency, resets, a black hole), restarts what it killed, waits for quiet and",
-      "verifies. Exit code 1 on any violation, 2 on invalid options."
+      "PostgreSQL and the brokers (added latency, resets, a black hole), restarts what it killed, waits",
+      "for quiet and verifies. Exit code 1 on any violation, 2 on invalid options."
     })
 final class ChaosCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -126,8 +126,9 @@ final class ChaosCommand implements Callable<Integer> {
       paramLabel = "KINDS",
       defaultValue = "latency",
       description =
-          "Network faults between the services and PostgreSQL, injected in turn: any of latency,"
-              + " reset, blackhole, or none (default ${DEFAULT-VALUE}).")
+          "Network faults between the services and PostgreSQL or, with the run's own cluster, a"
+              + " broker, injected in turn: any of latency, reset, blackhole, or none (default"
+              + " ${DEFAULT-VALUE}).")
   String networkFaults;
 
   @Option(

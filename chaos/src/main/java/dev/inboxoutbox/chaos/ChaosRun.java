@@ -86,7 +86,8 @@ final class ChaosRun {
     // The cluster's processes start while PostgreSQL does; the stack then treats it as external.
     Optional<KafkaCluster> cluster =
         faultOptions.kafkaBrokers() == KafkaCluster.BROKERS && settings.kafkaBootstrap().isEmpty()
-            ? Optional.of(KafkaCluster.start(runDirectory.resolve("kafka")))
+            ? Optional.of(
+                KafkaCluster.start(runDirectory.resolve("kafka"), !network.faults().isEmpty()))
             : Optional.empty();
     DevStackSettings stackSettings =
         cluster
@@ -113,7 +114,11 @@ final class ChaosRun {
                 .seed(options.seed())
                 .build()
                 .start()) {
-      String bootstrap = stack.kafka().bootstrapServers();
+      // The services reach the cluster through its proxies; the run's own clients go direct.
+      String bootstrap =
+          cluster
+              .map(KafkaCluster::proxiedBootstrapServers)
+              .orElse(stack.kafka().bootstrapServers());
       if (cluster.isPresent()) {
         cluster.get().awaitReady(Duration.ofMinutes(5));
       }
@@ -164,7 +169,7 @@ final class ChaosRun {
       fleet.recordFaultsIn(faults);
       NetworkChaos networkChaos =
           new NetworkChaos(
-              List.of(postgresProxy),
+              networkTargets(postgresProxy, cluster),
               network,
               faults,
               // its own draws, so the kills' sequence of a seed stays what it was
@@ -302,6 +307,14 @@ final class ChaosRun {
         "spring.datasource.url",
         NetworkChaos.jdbcUrlThrough(properties.get("spring.datasource.url"), proxy));
     return proxied;
+  }
+
+  /** PostgreSQL's proxy, and the brokers' when the run has its own cluster behind proxies. */
+  private static List<TcpProxy> networkTargets(
+      TcpProxy postgresProxy, Optional<KafkaCluster> cluster) {
+    List<TcpProxy> targets = new java.util.ArrayList<>(List.of(postgresProxy));
+    cluster.ifPresent(brokers -> targets.addAll(brokers.proxies()));
+    return targets;
   }
 
   private Duration killInterval() {

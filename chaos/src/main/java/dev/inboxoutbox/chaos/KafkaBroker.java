@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -39,6 +40,7 @@ final class KafkaBroker {
       int nodeId,
       int port,
       int controllerPort,
+      Optional<TcpProxy> proxy,
       String voters,
       String clusterId,
       Map<String, String> clusterSettings,
@@ -51,12 +53,22 @@ final class KafkaBroker {
     settings.put("process.roles", "broker,controller");
     settings.put("node.id", String.valueOf(nodeId));
     settings.put("controller.quorum.voters", voters);
-    settings.put(
-        "listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    settings.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    String listeners =
+        "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort;
+    String advertised = "PLAINTEXT://127.0.0.1:" + port;
+    String protocols = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT";
+    if (proxy.isPresent()) {
+      // Clients bootstrapped through the proxy are told to reach every broker through its proxy;
+      // the brokers, the controllers and the run's own clients stay on the direct listener.
+      listeners += ",PROXIED://" + proxy.get().upstreamHostAndPort();
+      advertised += ",PROXIED://" + proxy.get().hostAndPort();
+      protocols += ",PROXIED:PLAINTEXT";
+    }
+    settings.put("listeners", listeners);
+    settings.put("advertised.listeners", advertised);
     settings.put("controller.listener.names", "CONTROLLER");
     settings.put("inter.broker.listener.name", "PLAINTEXT");
-    settings.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    settings.put("listener.security.protocol.map", protocols);
     settings.put("log.dirs", directory.resolve("broker-" + nodeId + "-data").toString());
     try {
       this.properties =

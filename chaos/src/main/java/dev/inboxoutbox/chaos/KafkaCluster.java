@@ -1,6 +1,7 @@
 package dev.inboxoutbox.chaos;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -55,10 +57,12 @@ final class KafkaCluster implements AutoCloseable {
           Map.entry("log.cleaner.enable", "false"));
 
   private final List<KafkaBroker> brokers = new ArrayList<>();
+  private final List<TcpProxy> proxies;
   private final Admin admin;
 
-  private KafkaCluster(List<KafkaBroker> brokers) {
+  private KafkaCluster(List<KafkaBroker> brokers, List<TcpProxy> proxies) {
     this.brokers.addAll(brokers);
+    this.proxies = List.copyOf(proxies);
     this.admin =
         Admin.create(
             Map.of(
@@ -70,8 +74,13 @@ final class KafkaCluster implements AutoCloseable {
                 "3000"));
   }
 
-  /** Starts the brokers' processes; {@link #awaitReady} waits until they form the cluster. */
-  static KafkaCluster start(Path directory) throws IOException {
+  /**
+   * Starts the brokers' processes; {@link #awaitReady} waits until they form the cluster. With
+   * {@code behindProxies} each broker also listens for clients that reach it through a {@link
+   * TcpProxy} of its own ({@link #proxiedBootstrapServers}), so network faults can hit the links
+   * between the services and Kafka.
+   */
+  static KafkaCluster start(Path directory, boolean behindProxies) throws IOException {
     Files.createDirectories(directory);
     String clusterId = Uuid.randomUuid().toString();
     int[] ports = new int[BROKERS];
@@ -87,18 +96,26 @@ final class KafkaCluster implements AutoCloseable {
           .append(controllerPorts[i]);
     }
     List<KafkaBroker> brokers = new ArrayList<>();
+    List<TcpProxy> proxies = new ArrayList<>();
     for (int i = 0; i < BROKERS; i++) {
+      Optional<TcpProxy> proxy =
+          behindProxies
+              ? Optional.of(
+                  new TcpProxy("kafka-" + (i + 1), new InetSocketAddress("127.0.0.1", freePort())))
+              : Optional.empty();
+      proxy.ifPresent(proxies::add);
       brokers.add(
           new KafkaBroker(
               i + 1,
               ports[i],
               controllerPorts[i],
+              proxy,
               voters.toString(),
               clusterId,
               SETTINGS,
               directory));
     }
-    KafkaCluster cluster = new KafkaCluster(brokers);
+    KafkaCluster cluster = new KafkaCluster(brokers, proxies);
     try {
       for (KafkaBroker broker : brokers) {
         broker.start();
@@ -112,6 +129,18 @@ final class KafkaCluster implements AutoCloseable {
 
   String bootstrapServers() {
     return String.join(",", brokers.stream().map(KafkaBroker::address).toList());
+  }
+
+  /** The brokers through their proxies; the direct addresses without {@code behindProxies}. */
+  String proxiedBootstrapServers() {
+    return proxies.isEmpty()
+        ? bootstrapServers()
+        : String.join(",", proxies.stream().map(TcpProxy::hostAndPort).toList());
+  }
+
+  /** One per broker, in front of the listener the services use; none without proxies. */
+  List<TcpProxy> proxies() {
+    return proxies;
   }
 
   String description() {
@@ -223,5 +252,12 @@ final class KafkaCluster implements AutoCloseable {
   public void close() {
     admin.close(Duration.ofSeconds(2));
     brokers.forEach(KafkaBroker::kill);
+    for (TcpProxy proxy : proxies) {
+      try {
+        proxy.close();
+      } catch (IOException e) {
+        // Closing the run: a proxy that cannot close its listener holds only a port.
+      }
+    }
   }
 }

@@ -64,6 +64,11 @@ final class TcpProxy implements AutoCloseable {
     return server.getLocalPort();
   }
 
+  /** Where it forwards to, {@code host:port}. */
+  String upstreamHostAndPort() {
+    return upstream.getHostString() + ":" + upstream.getPort();
+  }
+
   /** The address clients use instead of the upstream's. */
   String hostAndPort() {
     return server.getInetAddress().getHostAddress() + ":" + port();

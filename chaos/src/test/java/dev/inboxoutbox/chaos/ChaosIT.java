@@ -40,7 +40,7 @@ class ChaosIT {
     assertThat(run.output)
         .containsPattern("kills \\{total=\\d+, whileServing=\\d+, duringStartUp=\\d+")
         .contains("duringInfrastructureFault=")
-        .contains("[network] +200 ms latency to postgres")
+        .containsPattern("\\[network\\] \\+200 ms latency to (postgres|kafka-\\d)")
         .contains("PostgreSQL SIGKILLed")
         .contains("PostgreSQL up again")
         .containsPattern("Kafka broker \\d \\(leader of the busiest partitions\\) SIGKILLed")
