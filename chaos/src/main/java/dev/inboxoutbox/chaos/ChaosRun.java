@@ -168,13 +168,7 @@ final class ChaosRun {
       FaultLog faults = new FaultLog(loadStarted);
       fleet.recordFaultsIn(faults);
       NetworkChaos networkChaos =
-          new NetworkChaos(
-              networkTargets(postgresProxy, cluster),
-              network,
-              faults,
-              // its own draws, so the kills' sequence of a seed stays what it was
-              new Random(options.seed() + 1),
-              out);
+          new NetworkChaos(networkTargets(postgresProxy, cluster), network, faults, out);
       ExecutorService background = Executors.newSingleThreadExecutor();
       fleet.superviseCrashes();
       try (InfrastructureFaults infrastructure =

@@ -9,16 +9,16 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Network faults of a chaos run: at a steady interval it picks the next fault kind (in turn, so a
- * short run sees each kind) and a proxy at random, breaks the network through that {@link TcpProxy}
- * and records the fault in the {@link FaultLog}.
+ * Network faults of a chaos run: at a steady interval it picks the next fault kind and the next
+ * link, each in turn (so a short run sees each kind and each link, the first fault on the first
+ * proxy given), breaks the network through that {@link TcpProxy} and records the fault in the
+ * {@link FaultLog}.
  */
 final class NetworkChaos implements AutoCloseable {
 
@@ -125,7 +125,6 @@ final class NetworkChaos implements AutoCloseable {
   private final List<TcpProxy> proxies;
   private final Settings settings;
   private final FaultLog log;
-  private final Random random;
   private final PrintStream out;
   private final List<Fault> order;
   private final ScheduledExecutorService scheduler =
@@ -138,12 +137,10 @@ final class NetworkChaos implements AutoCloseable {
   private int injected;
   private Runnable undo = () -> {};
 
-  NetworkChaos(
-      List<TcpProxy> proxies, Settings settings, FaultLog log, Random random, PrintStream out) {
+  NetworkChaos(List<TcpProxy> proxies, Settings settings, FaultLog log, PrintStream out) {
     this.proxies = List.copyOf(proxies);
     this.settings = settings;
     this.log = log;
-    this.random = random;
     this.out = out;
     this.order = Arrays.stream(Fault.values()).filter(settings.faults()::contains).toList();
   }
@@ -167,7 +164,7 @@ final class NetworkChaos implements AutoCloseable {
 
   private synchronized void injectNext() {
     Fault fault = order.get(injected % order.size());
-    TcpProxy proxy = proxies.get(random.nextInt(proxies.size()));
+    TcpProxy proxy = proxies.get(injected % proxies.size());
     injected++;
     switch (fault) {
       case RESET -> {
