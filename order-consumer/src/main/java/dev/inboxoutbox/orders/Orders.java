@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -130,8 +131,9 @@ final class Orders {
     Map<String, Integer> available = new HashMap<>();
     jdbc.sql(LOCK_STOCK)
         .param("skus", skus)
-        .query((row, n) -> available.put(row.getString("sku"), row.getInt("available")))
-        .list();
+        .query(
+            (RowCallbackHandler)
+                row -> available.put(row.getString("sku"), row.getInt("available")));
     for (var wanted : perSku.entrySet()) {
       Integer inStock = available.get(wanted.getKey());
       if (inStock == null) {
