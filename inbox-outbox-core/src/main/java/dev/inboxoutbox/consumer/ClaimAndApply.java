@@ -67,6 +67,7 @@ final class ClaimAndApply {
             AtomicReference<IncomingMessage> inHandler = new AtomicReference<>();
             transactions.onSuspend(() -> suspendedDuring(inHandler.get()));
             List<ClaimResult> claims = claim(connection, batch);
+            beforeBatch(connection, batch, claims);
             List<Inbox.Completion> completions = new ArrayList<>();
             for (int i = 0; i < batch.size(); i++) {
               ValidatedRecord validated = batch.get(i);
@@ -117,6 +118,25 @@ final class ClaimAndApply {
     // Every outcome is recorded before this transaction commits, so a key is written once, as a
     // success, and only the other outcomes touch their row again.
     return inbox.claimAllPresumingSuccess(connection, requests);
+  }
+
+  private void beforeBatch(
+      Connection connection, List<ValidatedRecord> batch, List<ClaimResult> claims)
+      throws Exception {
+    List<IncomingMessage> toApply = new ArrayList<>();
+    for (int i = 0; i < batch.size(); i++) {
+      if (claims.get(i) instanceof ClaimResult.New) {
+        toApply.add(batch.get(i).message());
+      }
+    }
+    if (toApply.isEmpty()) {
+      return;
+    }
+    try {
+      handler.beforeBatch(List.copyOf(toApply), connection);
+    } catch (PoisonMessageException poison) {
+      throw new RecordFailedException(poison.reason(), poison.getMessage(), poison);
+    }
   }
 
   private Outcome runHandler(ValidatedRecord validated, HandlerContext context) throws Exception {

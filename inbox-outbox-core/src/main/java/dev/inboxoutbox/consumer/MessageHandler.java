@@ -1,6 +1,8 @@
 package dev.inboxoutbox.consumer;
 
 import dev.inboxoutbox.inbox.Outcome;
+import java.sql.Connection;
+import java.util.List;
 
 /**
  * Applies one message whose key this transaction has just claimed. Runs inside the batch's database
@@ -18,4 +20,17 @@ import dev.inboxoutbox.inbox.Outcome;
 public interface MessageHandler {
 
   Outcome handle(IncomingMessage message, HandlerContext context) throws Exception;
+
+  /**
+   * Runs once in each batch's transaction, after its keys are claimed and before the first {@link
+   * #handle}, with the messages about to be applied, in order (duplicates and conflicts left out;
+   * never called with none). Lock here, in one global order, the rows these messages will update
+   * that other batches update too ({@code SELECT ... ORDER BY id FOR UPDATE}): a batch holds every
+   * lock it takes until it commits, so two batches running side by side that take the same rows in
+   * different orders deadlock, and PostgreSQL rolls one back after {@code deadlock_timeout}. Skip
+   * what cannot be parsed: {@link #handle} rejects it. An exception here fails the batch like one
+   * from {@link #handle}. Default: nothing.
+   */
+  default void beforeBatch(List<IncomingMessage> messages, Connection connection)
+      throws Exception {}
 }

@@ -3,7 +3,11 @@ package dev.inboxoutbox.testing.kafka;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 
 /** A record as the framework's consumers receive it: a JSON body and its headers. */
 public final class RecordBuilder {
@@ -65,5 +69,26 @@ public final class RecordBuilder {
     ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, null, timestamp, key, body);
     headers.forEach((name, value) -> record.headers().add(name, value));
     return record;
+  }
+
+  /**
+   * The record as a consumer's poll returns it from {@code partition} at {@code offset}: for
+   * driving a {@code BatchProcessor} directly, without a broker in between.
+   */
+  public ConsumerRecord<String, byte[]> consumed(int partition, long offset) {
+    RecordHeaders recordHeaders = new RecordHeaders();
+    headers.forEach(recordHeaders::add);
+    return new ConsumerRecord<>(
+        topic,
+        partition,
+        offset,
+        timestamp == null ? System.currentTimeMillis() : timestamp,
+        TimestampType.CREATE_TIME,
+        key == null ? -1 : key.getBytes(StandardCharsets.UTF_8).length,
+        body.length,
+        key,
+        body,
+        recordHeaders,
+        Optional.empty());
   }
 }
