@@ -2,7 +2,12 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.BatchProcessor;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.kafka.listener.BatchMessageListener;
 
 /**
@@ -13,6 +18,8 @@ import org.springframework.kafka.listener.BatchMessageListener;
  * the same batch again (what was applied is absorbed).
  */
 public final class IdempotentBatchListener implements BatchMessageListener<String, byte[]> {
+
+  private static final Logger log = LoggerFactory.getLogger(IdempotentBatchListener.class);
 
   private final BatchProcessor processor;
 
@@ -25,6 +32,15 @@ public final class IdempotentBatchListener implements BatchMessageListener<Strin
     try {
       processor.process(records);
     } catch (BatchProcessor.BatchIncompleteException e) {
+      if (e.transientFailure()) {
+        // The container's error handler retries without logging; a refused dead letter was
+        // already logged at ERROR.
+        log.warn(
+            "{}: batch from {} not done ({}); backing off and retrying it",
+            processor.settings().operation(),
+            positions(e.resumeAt()),
+            e.getMessage());
+      }
       throw new IllegalStateException(e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -34,5 +50,12 @@ public final class IdempotentBatchListener implements BatchMessageListener<Strin
 
   public BatchProcessor processor() {
     return processor;
+  }
+
+  private static String positions(Map<TopicPartition, Long> resumeAt) {
+    return resumeAt.entrySet().stream()
+        .map(entry -> entry.getKey() + "@" + entry.getValue())
+        .sorted()
+        .collect(Collectors.joining(", "));
   }
 }
