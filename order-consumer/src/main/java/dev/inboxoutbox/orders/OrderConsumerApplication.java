@@ -31,18 +31,14 @@ public class OrderConsumerApplication {
   }
 
   @Bean
-  OrderHandlers orderHandlers(Orders orders, JsonMapper json) {
-    return new OrderHandlers(orders, json);
-  }
-
-  @Bean
-  IdempotentConsumerDefinition orderCommands(OrderHandlers handlers) {
-    return IdempotentConsumerDefinition.of(COMMANDS_OPERATION, handlers::command, COMMANDS_TOPIC);
-  }
-
-  @Bean
-  IdempotentConsumerDefinition paymentResults(OrderHandlers handlers) {
+  IdempotentConsumerDefinition orderCommands(Orders orders, JsonMapper json) {
     return IdempotentConsumerDefinition.of(
-        "order-payments", handlers::paymentResult, "outbox.event.payment-result");
+        COMMANDS_OPERATION, new OrderCommandHandler(orders, json), COMMANDS_TOPIC);
+  }
+
+  @Bean
+  IdempotentConsumerDefinition paymentResults(Orders orders, JsonMapper json) {
+    return IdempotentConsumerDefinition.of(
+        "order-payments", new PaymentResultHandler(orders, json), "outbox.event.payment-result");
   }
 }

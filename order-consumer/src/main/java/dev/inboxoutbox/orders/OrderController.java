@@ -57,7 +57,7 @@ class OrderController {
     Connection transaction = DataSourceUtils.getConnection(dataSource);
     try {
       List<OutboxEvent> events = new ArrayList<>();
-      String placed = orders.place(key.value(), command, events::add);
+      String placed = orders.place(key.value(), command, events::addAll);
       outbox.appendAll(
           transaction,
           events.stream()

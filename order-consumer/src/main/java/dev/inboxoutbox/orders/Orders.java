@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -27,37 +28,55 @@ import tools.jackson.databind.json.JsonMapper;
 final class Orders {
 
   /**
-   * The stock rows are locked in sku order, so two orders never deadlock. Other batches wait on
-   * these rows until this batch commits: one statement per step keeps the round trips, and so the
-   * time they are held, short.
+   * Every stock row a consumer batch will update, locked in sku order before its first message: a
+   * batch holds its locks until it commits, so two batches locking order by order (each in sku
+   * order) would take the same rows in different orders and deadlock.
+   */
+  private static final String LOCK_BATCH_STOCK =
+      """
+      SELECT sku, available FROM stock
+      WHERE sku = ANY(CAST(:skus AS text[]))
+         OR sku IN (SELECT sku FROM stock_reservations
+                    WHERE order_id = ANY(CAST(:releasedOrderIds AS text[])))
+      ORDER BY sku FOR UPDATE
+      """;
+
+  /**
+   * An order's stock rows, locked in sku order (already held when its batch locked them first).
+   * Other transactions wait on these rows until this one commits: one statement per step keeps the
+   * round trips, and so the time they are held, short.
    */
   private static final String LOCK_STOCK =
       """
       SELECT sku, available FROM stock WHERE sku = ANY(CAST(:skus AS text[])) ORDER BY sku FOR UPDATE
       """;
 
-  /** The order and its lines; the lines' foreign key is checked at the end of the statement. */
-  private static final String INSERT_ORDER_AND_ITEMS =
+  /**
+   * The order, its lines and its stock reservations in one round trip, while the stock rows are
+   * locked; returns what is left on each. Foreign keys are checked at the end of the statement,
+   * when the order row exists.
+   */
+  private static final String INSERT_ORDER_AND_RESERVE_STOCK =
       """
       WITH placed AS (
         INSERT INTO orders (order_id, placed_by, customer_id, status, total_cents)
         VALUES (:orderId, :placedBy, :customerId, 'PLACED', :totalCents)
-      )
-      INSERT INTO order_items (order_id, line, sku, qty, unit_price_cents)
-      SELECT :orderId, item.line, item.sku, item.qty, item.unit_price_cents
-        FROM unnest(CAST(:skus AS text[]), CAST(:qtys AS int[]), CAST(:unitPrices AS bigint[]))
-             WITH ORDINALITY AS item(sku, qty, unit_price_cents, line)
-      """;
-
-  private static final String RESERVE_STOCK =
-      """
-      WITH wanted AS (
+      ), items AS (
+        INSERT INTO order_items (order_id, line, sku, qty, unit_price_cents)
+        SELECT :orderId, item.line, item.sku, item.qty, item.unit_price_cents
+          FROM unnest(CAST(:lineSkus AS text[]), CAST(:lineQtys AS int[]),
+                      CAST(:unitPrices AS bigint[]))
+               WITH ORDINALITY AS item(sku, qty, unit_price_cents, line)
+      ), wanted AS (
         SELECT * FROM unnest(CAST(:skus AS text[]), CAST(:qtys AS int[])) AS wanted(sku, qty)
+      ), reservations AS (
+        INSERT INTO stock_reservations (order_id, sku, qty) SELECT :orderId, sku, qty FROM wanted
       ), reserved AS (
         UPDATE stock s SET available = s.available - wanted.qty FROM wanted
         WHERE s.sku = wanted.sku
+        RETURNING s.sku, s.available
       )
-      INSERT INTO stock_reservations (order_id, sku, qty) SELECT :orderId, sku, qty FROM wanted
+      SELECT sku, available FROM reserved
       """;
 
   private static final String FIND_ORDER =
@@ -72,6 +91,16 @@ final class Orders {
       WHERE order_id = :orderId AND version = :version
       """;
 
+  /**
+   * A placed order's payment result, in one round trip for the usual case; an order in any other
+   * state (or none) updates nothing and is read to tell a repeat from a rejection.
+   */
+  private static final String SETTLE =
+      """
+      UPDATE orders SET status = :status, version = version + 1, updated_at = now()
+      WHERE order_id = :orderId AND status = 'PLACED'
+      """;
+
   private static final String RELEASE_STOCK =
       """
       WITH released AS (
@@ -79,6 +108,7 @@ final class Orders {
       )
       UPDATE stock s SET available = s.available + released.qty FROM released
       WHERE s.sku = released.sku
+      RETURNING s.sku, s.available
       """;
 
   private record Line(String sku, int qty, long unitPriceCents) {}
@@ -111,7 +141,8 @@ final class Orders {
    * Places an order and reserves its stock; returns the outcome body. The order id is made here, as
    * in any real shop: only the inbox stops a repeated command from placing a second order.
    */
-  String place(String placedBy, JsonNode command, Consumer<OutboxEvent> emit) throws OrderRejected {
+  String place(String placedBy, JsonNode command, Consumer<List<OutboxEvent>> emit)
+      throws OrderRejected {
     String orderId = "o-" + UUID.randomUUID();
     String customerId = text(command, "customerId");
     List<Line> lines = lines(command);
@@ -128,12 +159,11 @@ final class Orders {
     }
     String[] skus = perSku.keySet().toArray(String[]::new);
     Integer[] quantities = perSku.values().toArray(Integer[]::new);
-    Map<String, Integer> available = new HashMap<>();
-    jdbc.sql(LOCK_STOCK)
-        .param("skus", skus)
-        .query(
-            (RowCallbackHandler)
-                row -> available.put(row.getString("sku"), row.getInt("available")));
+    Map<String, Integer> available = lockedByBatch(perSku.keySet()).orElse(null);
+    if (available == null) {
+      available = new HashMap<>();
+      jdbc.sql(LOCK_STOCK).param("skus", skus).query(availableInto(available));
+    }
     for (var wanted : perSku.entrySet()) {
       Integer inStock = available.get(wanted.getKey());
       if (inStock == null) {
@@ -143,34 +173,33 @@ final class Orders {
         throw new OrderRejected(409, "out_of_stock", "out of stock: " + wanted.getKey());
       }
     }
-    jdbc.sql(INSERT_ORDER_AND_ITEMS)
+    jdbc.sql(INSERT_ORDER_AND_RESERVE_STOCK)
         .param("orderId", orderId)
         .param("placedBy", placedBy)
         .param("customerId", customerId)
         .param("totalCents", total)
-        .param("skus", lines.stream().map(Line::sku).toArray(String[]::new))
-        .param("qtys", lines.stream().map(Line::qty).toArray(Integer[]::new))
+        .param("lineSkus", lines.stream().map(Line::sku).toArray(String[]::new))
+        .param("lineQtys", lines.stream().map(Line::qty).toArray(Integer[]::new))
         .param("unitPrices", lines.stream().map(Line::unitPriceCents).toArray(Long[]::new))
-        .update();
-    jdbc.sql(RESERVE_STOCK)
-        .param("orderId", orderId)
         .param("skus", skus)
         .param("qtys", quantities)
-        .update();
+        .query(availableInto(available));
     String placed = json.writeValueAsString(new Placed(orderId, customerId, "PLACED", total));
-    emit.accept(OutboxEvent.of("order", orderId, "OrderPlaced", placed));
+    // Both events in one outbox insert: one round trip while the stock rows are locked.
     emit.accept(
-        OutboxEvent.of(
-            "payment",
-            orderId,
-            "PaymentRequested",
-            json.writeValueAsString(
-                new PaymentRequested(orderId, "pay-" + orderId, customerId, total, "EUR"))));
+        List.of(
+            OutboxEvent.of("order", orderId, "OrderPlaced", placed),
+            OutboxEvent.of(
+                "payment",
+                orderId,
+                "PaymentRequested",
+                json.writeValueAsString(
+                    new PaymentRequested(orderId, "pay-" + orderId, customerId, total, "EUR")))));
     return placed;
   }
 
   /** Cancels a placed order and releases its stock; a repeat on a cancelled order is a no-op. */
-  String cancel(JsonNode command, Consumer<OutboxEvent> emit)
+  String cancel(JsonNode command, Consumer<List<OutboxEvent>> emit)
       throws OrderRejected, ConcurrentOrderUpdateException {
     String orderId = text(command, "orderId");
     OrderRow order =
@@ -189,23 +218,23 @@ final class Orders {
       releaseStock(orderId);
     }
     String cancelled = status(orderId, "CANCELLED");
-    emit.accept(OutboxEvent.of("order", orderId, "OrderCancelled", cancelled));
+    emit.accept(List.of(OutboxEvent.of("order", orderId, "OrderCancelled", cancelled)));
     return cancelled;
   }
 
   /** Applies PaymentCaptured / PaymentFailed from payment-consumer. */
-  String paymentResult(String type, JsonNode event, Consumer<OutboxEvent> emit)
-      throws OrderRejected, ConcurrentOrderUpdateException {
+  String paymentResult(String type, JsonNode event, Consumer<List<OutboxEvent>> emit)
+      throws OrderRejected {
     String orderId = text(event, "orderId");
-    OrderRow order =
-        find(orderId)
-            .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
     boolean captured = type.equals("PaymentCaptured");
     String target = captured ? "PAID" : "PAYMENT_FAILED";
-    if (order.status().equals(target)) {
-      return status(orderId, target);
-    }
-    if (!order.status().equals("PLACED")) {
+    if (jdbc.sql(SETTLE).param("status", target).param("orderId", orderId).update() == 0) {
+      OrderRow order =
+          find(orderId)
+              .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
+      if (order.status().equals(target)) {
+        return status(orderId, target);
+      }
       throw new OrderRejected(
           409,
           captured
@@ -213,14 +242,31 @@ final class Orders {
               : "failed_after_" + order.status().toLowerCase(),
           "order " + orderId + " is " + order.status() + "; " + type + " not applied");
     }
-    transition(orderId, order.version(), target);
     if (!captured) {
       releaseStock(orderId);
     }
     String result = status(orderId, target);
     emit.accept(
-        OutboxEvent.of("order", orderId, captured ? "OrderPaid" : "OrderPaymentFailed", result));
+        List.of(
+            OutboxEvent.of(
+                "order", orderId, captured ? "OrderPaid" : "OrderPaymentFailed", result)));
     return result;
+  }
+
+  /**
+   * Locks, in sku order, the stock rows that placing orders for {@code skus} and releasing the
+   * reservations of {@code releasedOrderIds} will update.
+   */
+  void lockStock(List<String> skus, List<String> releasedOrderIds) {
+    if (skus.isEmpty() && releasedOrderIds.isEmpty()) {
+      return;
+    }
+    Map<String, Integer> available = new HashMap<>();
+    jdbc.sql(LOCK_BATCH_STOCK)
+        .param("skus", skus.toArray(String[]::new))
+        .param("releasedOrderIds", releasedOrderIds.toArray(String[]::new))
+        .query(availableInto(available));
+    LockedStock.bindToTransaction(this, new LockedStock(Set.copyOf(skus), available));
   }
 
   Optional<String> describe(String orderId) {
@@ -245,7 +291,27 @@ final class Orders {
   }
 
   private void releaseStock(String orderId) {
-    jdbc.sql(RELEASE_STOCK).param("orderId", orderId).update();
+    Map<String, Integer> available = new HashMap<>();
+    jdbc.sql(RELEASE_STOCK).param("orderId", orderId).query(availableInto(available));
+    LockedStock locked = LockedStock.ofTransaction(this);
+    if (locked != null) {
+      locked.available().putAll(available);
+    }
+  }
+
+  /**
+   * What is available on {@code skus} when this transaction's batch locked them all up front, as
+   * this transaction's own statements left it; empty otherwise (then the order locks its rows).
+   */
+  private Optional<Map<String, Integer>> lockedByBatch(Set<String> skus) {
+    LockedStock locked = LockedStock.ofTransaction(this);
+    return locked != null && locked.asked().containsAll(skus)
+        ? Optional.of(locked.available())
+        : Optional.empty();
+  }
+
+  private static RowCallbackHandler availableInto(Map<String, Integer> available) {
+    return row -> available.put(row.getString("sku"), row.getInt("available"));
   }
 
   private Optional<OrderRow> find(String orderId) {
