@@ -140,6 +140,11 @@ final class ChaosRun {
       Map<String, String> paymentExtra = new HashMap<>(chaos);
       paymentExtra.putAll(
           ServiceLaunch.paymentProviderProperties(provider.baseUrl().toString(), secret));
+      // Topics have three partitions and there are two instances: with two listener threads each,
+      // every partition has a thread of its own, also while one instance is down. Payment stages
+      // wait on HTTP calls and round trips, not on each other; order batches wait on the same
+      // stock rows, so more threads there would only wait.
+      paymentExtra.put("spring.kafka.listener.concurrency", "2");
       Map<String, String> paymentProperties =
           throughProxy(
               ServiceLaunch.serviceProperties(
