@@ -42,9 +42,9 @@ final class Orders {
       """;
 
   /**
-   * An order's stock rows, locked in sku order (already held when its batch locked them first).
-   * Other transactions wait on these rows until this one commits: one statement per step keeps the
-   * round trips, and so the time they are held, short.
+   * An order's stock rows, locked in sku order, when no consumer batch locked them first (an order
+   * placed over HTTP). Other transactions wait on these rows until this one commits: one statement
+   * per step keeps the round trips, and so the time they are held, short.
    */
   private static final String LOCK_STOCK =
       """
