@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -311,7 +312,7 @@ final class ChaosRun {
   /** PostgreSQL's proxy, and the brokers' when the run has its own cluster behind proxies. */
   private static List<TcpProxy> networkTargets(
       TcpProxy postgresProxy, Optional<KafkaCluster> cluster) {
-    List<TcpProxy> targets = new java.util.ArrayList<>(List.of(postgresProxy));
+    List<TcpProxy> targets = new ArrayList<>(List.of(postgresProxy));
     cluster.ifPresent(brokers -> targets.addAll(brokers.proxies()));
     return targets;
   }

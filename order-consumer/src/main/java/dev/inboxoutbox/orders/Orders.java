@@ -159,11 +159,8 @@ final class Orders {
     }
     String[] skus = perSku.keySet().toArray(String[]::new);
     Integer[] quantities = perSku.values().toArray(Integer[]::new);
-    Map<String, Integer> available = lockedByBatch(perSku.keySet()).orElse(null);
-    if (available == null) {
-      available = new HashMap<>();
-      jdbc.sql(LOCK_STOCK).param("skus", skus).query(availableInto(available));
-    }
+    Map<String, Integer> available =
+        lockedByBatch(perSku.keySet()).orElseGet(() -> lockOwnStock(skus));
     for (var wanted : perSku.entrySet()) {
       Integer inStock = available.get(wanted.getKey());
       if (inStock == null) {
@@ -308,6 +305,13 @@ final class Orders {
     return locked != null && locked.asked().containsAll(skus)
         ? Optional.of(locked.available())
         : Optional.empty();
+  }
+
+  /** Locks an order's own stock rows and returns what is available on each. */
+  private Map<String, Integer> lockOwnStock(String[] skus) {
+    Map<String, Integer> available = new HashMap<>();
+    jdbc.sql(LOCK_STOCK).param("skus", skus).query(availableInto(available));
+    return available;
   }
 
   private static RowCallbackHandler availableInto(Map<String, Integer> available) {
