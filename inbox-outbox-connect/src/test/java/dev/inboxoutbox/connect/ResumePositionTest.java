@@ -1,4 +1,4 @@
-package dev.inboxoutbox.relay;
+package dev.inboxoutbox.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -157,15 +156,7 @@ final class KafkaPublisher
     }
     long notified = System.nanoTime();
     for (RecordChangeEvent<SourceRecord> change : records) {
-      Optional<Map<String, Object>> unambiguous =
-          ResumePosition.unambiguous(change.record().sourceOffset());
-      if (unambiguous.isPresent()) {
-        DebeziumEngine.Offsets offsets = committer.buildOffsets();
-        unambiguous.get().forEach(offsets::set);
-        committer.markProcessed(change, offsets);
-      } else {
-        committer.markProcessed(change);
-      }
+      committer.markProcessed(change);
     }
     committer.markBatchFinished();
     long finished = System.nanoTime();

@@ -1,5 +1,6 @@
 package dev.inboxoutbox.relay;
 
+import dev.inboxoutbox.connect.OutboxConnector;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -375,7 +376,9 @@ public final class OutboxRelay implements AutoCloseable {
   Properties engineProperties() {
     Properties p = new Properties();
     p.setProperty("name", "iox-outbox-relay-" + settings.slotName());
-    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    // Debezium's connector with resume positions a restart cannot mistake for a row of another
+    // transaction (ADR 0001); the same connector Kafka Connect and Debezium Server run.
+    p.setProperty("connector.class", OutboxConnector.class.getName());
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("database.hostname", settings.host());
     p.setProperty("database.port", String.valueOf(settings.port()));

@@ -1,0 +1,103 @@
+package dev.inboxoutbox.connect;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.testing.connect.ConnectWorker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The checked-in Kafka Connect files of docs/relay, as the tests run them: workers from {@code
+ * connect-distributed.properties} with this machine's broker and plugin archive, connectors from
+ * {@code kafka-connect-outbox.json}.
+ */
+final class RelayFiles {
+
+  static final Path DOCS =
+      Path.of(System.getProperty("basedir", ".")).resolve("../docs/relay").normalize();
+  static final Path WORKER_PROPERTIES = DOCS.resolve("connect-distributed.properties");
+  static final Path CONNECTOR_JSON = DOCS.resolve("kafka-connect-outbox.json");
+
+  private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Z_]+)}");
+
+  private RelayFiles() {}
+
+  /**
+   * A worker of {@code group} from the checked-in worker file: the dev stack's single broker
+   * (replication factor 1), the build's plugin archive, topics of the group's own.
+   */
+  static ConnectWorker worker(
+      String name, String group, Map<String, String> environment, Path directory) {
+    Map<String, String> settings = ConnectWorker.settingsFile(WORKER_PROPERTIES);
+    settings.put("bootstrap.servers", DevStack.shared().kafka().bootstrapServers());
+    settings.put("group.id", group);
+    settings.put("config.storage.topic", group + "-configs");
+    settings.put("offset.storage.topic", group + "-offsets");
+    settings.put("status.storage.topic", group + "-status");
+    settings.put("config.storage.replication.factor", "1");
+    settings.put("offset.storage.replication.factor", "1");
+    settings.put("status.storage.replication.factor", "1");
+    settings.put("plugin.path", System.getProperty("iox.connect.plugin-path"));
+    return new ConnectWorker(name, workerClassPath(), settings, environment, directory);
+  }
+
+  /** The variables the checked-in connector reads from its worker's environment. */
+  static Map<String, String> environment(Database database, String slot) {
+    URI url = URI.create(database.jdbcUrl().substring("jdbc:".length()));
+    return Map.of(
+        "IOX_DB_HOST", url.getHost(),
+        "IOX_DB_PORT", String.valueOf(url.getPort()),
+        "IOX_DB_NAME", url.getPath().substring(1),
+        "IOX_DB_USER", database.username(),
+        "IOX_DB_PASSWORD", database.password(),
+        "IOX_SLOT_NAME", slot);
+  }
+
+  /** The checked-in connector configuration, {@code ${env:...}} left for the worker to resolve. */
+  static Map<String, String> connector() {
+    try {
+      Map<String, Object> file =
+          JsonMapper.builder()
+              .build()
+              .readValue(Files.readString(CONNECTOR_JSON), new TypeReference<>() {});
+      @SuppressWarnings("unchecked")
+      Map<String, String> config = new LinkedHashMap<>((Map<String, String>) file.get("config"));
+      return config;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The checked-in connector configuration with its {@code ${env:...}} values written in, as for
+   * one of several databases relayed by the same workers.
+   */
+  static Map<String, String> connector(Map<String, String> values) {
+    Map<String, String> config = new LinkedHashMap<>();
+    connector()
+        .forEach(
+            (name, value) -> {
+              Matcher variable = ENV.matcher(value);
+              config.put(
+                  name, variable.replaceAll(v -> Matcher.quoteReplacement(values.get(v.group(1)))));
+            });
+    return config;
+  }
+
+  private static String workerClassPath() {
+    try {
+      return Files.readString(Path.of(System.getProperty("iox.connect.worker-classpath"))).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException("run the integration tests through Maven (failsafe)", e);
+    }
+  }
+}
