@@ -3,6 +3,7 @@ package dev.inboxoutbox.connect;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.testing.connect.ConnectWorker;
+import dev.inboxoutbox.testing.connect.PluginPath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -29,6 +30,12 @@ final class RelayFiles {
 
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Z_]+)}");
 
+  /** The build's plugin archive, unpacked once for every worker of the test run. */
+  private static final Path PLUGIN_PATH =
+      PluginPath.unpacked(
+          Path.of(System.getProperty("iox.connect.plugin-archive")),
+          Path.of(System.getProperty("basedir", "."), "target", "connect-plugins"));
+
   private RelayFiles() {}
 
   /**
@@ -46,7 +53,7 @@ final class RelayFiles {
     settings.put("config.storage.replication.factor", "1");
     settings.put("offset.storage.replication.factor", "1");
     settings.put("status.storage.replication.factor", "1");
-    settings.put("plugin.path", System.getProperty("iox.connect.plugin-path"));
+    settings.put("plugin.path", PLUGIN_PATH.toString());
     return new ConnectWorker(name, workerClassPath(), settings, environment, directory);
   }
 
