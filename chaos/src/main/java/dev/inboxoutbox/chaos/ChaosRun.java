@@ -3,6 +3,7 @@ package dev.inboxoutbox.chaos;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.TcpProxy;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import dev.inboxoutbox.provider.WebhookStats;
 import java.io.IOException;
@@ -102,7 +103,7 @@ final class ChaosRun {
         WebhookProxy proxy = new WebhookProxy(fleet.paymentServices());
         // The services reach PostgreSQL through this proxy; the run's own checks go direct.
         TcpProxy postgresProxy =
-            new TcpProxy("postgres", NetworkChaos.jdbcUpstream(ordersDb.jdbcUrl()));
+            new TcpProxy("postgres", TcpProxy.jdbcUpstream(ordersDb.jdbcUrl()));
         PaymentProviderSimulator provider =
             PaymentProviderSimulator.builder()
                 .port(0)
@@ -304,8 +305,7 @@ final class ChaosRun {
     }
     Map<String, String> proxied = new LinkedHashMap<>(properties);
     proxied.put(
-        "spring.datasource.url",
-        NetworkChaos.jdbcUrlThrough(properties.get("spring.datasource.url"), proxy));
+        "spring.datasource.url", proxy.jdbcUrlThrough(properties.get("spring.datasource.url")));
     return proxied;
   }
 

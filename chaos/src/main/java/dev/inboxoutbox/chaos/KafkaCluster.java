@@ -1,5 +1,6 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.devstack.TcpProxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -1,8 +1,7 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.devstack.TcpProxy;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -233,25 +232,5 @@ final class NetworkChaos implements AutoCloseable {
   @Override
   public void close() {
     stop();
-  }
-
-  /** Host and port of a JDBC URL such as {@code jdbc:postgresql://localhost:5432/db?x=y}. */
-  static InetSocketAddress jdbcUpstream(String jdbcUrl) {
-    URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
-    int port = uri.getPort() < 0 ? 5432 : uri.getPort();
-    return new InetSocketAddress(uri.getHost(), port);
-  }
-
-  /** The same JDBC URL with its host and port replaced by the proxy's. */
-  static String jdbcUrlThrough(String jdbcUrl, TcpProxy proxy) {
-    InetSocketAddress upstream = jdbcUpstream(jdbcUrl);
-    String hostAndPort = upstream.getHostString() + ":";
-    int at = jdbcUrl.indexOf("//" + hostAndPort);
-    if (at < 0) {
-      throw new IllegalArgumentException(
-          "cannot route " + jdbcUrl + " through a proxy: it names no host and port");
-    }
-    int end = jdbcUrl.indexOf('/', at + 2);
-    return jdbcUrl.substring(0, at + 2) + proxy.hostAndPort() + jdbcUrl.substring(end);
   }
 }

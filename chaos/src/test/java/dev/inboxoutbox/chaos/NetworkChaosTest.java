@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.chaos.NetworkChaos.Fault;
+import dev.inboxoutbox.devstack.TcpProxy;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -42,9 +43,9 @@ class NetworkChaosTest {
   @Test
   void aJdbcUrlIsPointedAtTheProxyKeepingDatabaseAndParameters() throws Exception {
     String url = "jdbc:postgresql://localhost:54321/iox_42?sslmode=disable";
-    assertThat(NetworkChaos.jdbcUpstream(url).getPort()).isEqualTo(54321);
-    try (TcpProxy proxy = new TcpProxy("postgres", NetworkChaos.jdbcUpstream(url))) {
-      assertThat(NetworkChaos.jdbcUrlThrough(url, proxy))
+    assertThat(TcpProxy.jdbcUpstream(url).getPort()).isEqualTo(54321);
+    try (TcpProxy proxy = new TcpProxy("postgres", TcpProxy.jdbcUpstream(url))) {
+      assertThat(proxy.jdbcUrlThrough(url))
           .isEqualTo("jdbc:postgresql://" + proxy.hostAndPort() + "/iox_42?sslmode=disable");
     }
   }

@@ -1,10 +1,8 @@
-package dev.inboxoutbox.chaos;
+package dev.inboxoutbox.devstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.devstack.DevStack;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -44,7 +42,7 @@ class TcpProxyIT {
 
   @BeforeEach
   void startProxy() throws Exception {
-    proxy = new TcpProxy("postgres", NetworkChaos.jdbcUpstream(database.jdbcUrl()));
+    proxy = new TcpProxy("postgres", TcpProxy.jdbcUpstream(database.jdbcUrl()));
   }
 
   @AfterEach
@@ -57,7 +55,7 @@ class TcpProxyIT {
     try (Connection connection = connectThroughProxy()) {
       assertThat(one(connection)).isEqualTo(1);
     }
-    assertThat(NetworkChaos.jdbcUrlThrough(database.jdbcUrl(), proxy))
+    assertThat(proxy.jdbcUrlThrough(database.jdbcUrl()))
         .contains("//" + proxy.hostAndPort() + "/" + database.name());
   }
 
@@ -141,9 +139,7 @@ class TcpProxyIT {
 
   private Connection connectThroughProxy() throws SQLException {
     return DriverManager.getConnection(
-        NetworkChaos.jdbcUrlThrough(database.jdbcUrl(), proxy),
-        database.username(),
-        database.password());
+        proxy.jdbcUrlThrough(database.jdbcUrl()), database.username(), database.password());
   }
 
   private static int one(Connection connection) throws SQLException {

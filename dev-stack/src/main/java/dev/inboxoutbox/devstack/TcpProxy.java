@@ -1,4 +1,4 @@
-package dev.inboxoutbox.chaos;
+package dev.inboxoutbox.devstack;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Set;
@@ -19,20 +20,21 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A TCP proxy between the services and one upstream server (PostgreSQL, a Kafka broker) that breaks
- * the network on demand: it delays every chunk it forwards, resets every open connection, or holds
+ * A TCP proxy between clients and one upstream server (PostgreSQL, a Kafka broker) that breaks the
+ * network on demand: it delays every chunk it forwards, resets every open connection, or holds
  * every byte (a black hole) until the hole closes again. Clients see what they would see on a real
- * network: slow round trips, {@code Connection reset}, reads and connects that hang.
+ * network: slow round trips, {@code Connection reset}, reads and connects that hang. It can also be
+ * pointed at another upstream, as a virtual address is moved to a promoted standby.
  *
  * <p>One thread per direction and connection (two while latency is added): the services open tens
  * of connections, not thousands, and blocking sockets make each fault a few lines.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
   private static final int CHUNK = 16 * 1024;
 
   private final String name;
-  private final InetSocketAddress upstream;
+  private volatile InetSocketAddress upstream;
   private final ServerSocket server;
   private final ExecutorService threads =
       Executors.newCachedThreadPool(
@@ -48,29 +50,56 @@ final class TcpProxy implements AutoCloseable {
   private volatile boolean closed;
 
   /** Listens on a free port of the loopback interface and forwards to {@code upstream}. */
-  TcpProxy(String name, InetSocketAddress upstream) throws IOException {
+  public TcpProxy(String name, InetSocketAddress upstream) throws IOException {
+    this(name, upstream, 0);
+  }
+
+  /** Listens on {@code port} of the loopback interface (0: a free one). */
+  public TcpProxy(String name, InetSocketAddress upstream, int port) throws IOException {
     this.name = name;
     this.upstream = upstream;
-    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.server = new ServerSocket();
+    server.setReuseAddress(true);
+    server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
     threads.submit(this::acceptLoop);
   }
 
   /** What it stands in front of, for the fault log ("postgres", "kafka-1"). */
-  String name() {
+  public String name() {
     return name;
   }
 
-  int port() {
+  public int port() {
     return server.getLocalPort();
   }
 
   /** Where it forwards to, {@code host:port}. */
-  String upstreamHostAndPort() {
+  public String upstreamHostAndPort() {
     return upstream.getHostString() + ":" + upstream.getPort();
   }
 
+  /** Host and port of a JDBC URL such as {@code jdbc:postgresql://localhost:5432/db?x=y}. */
+  public static InetSocketAddress jdbcUpstream(String jdbcUrl) {
+    URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
+    int port = uri.getPort() < 0 ? 5432 : uri.getPort();
+    return new InetSocketAddress(uri.getHost(), port);
+  }
+
+  /** The same JDBC URL with its host and port replaced by this proxy's. */
+  public String jdbcUrlThrough(String jdbcUrl) {
+    InetSocketAddress named = jdbcUpstream(jdbcUrl);
+    String hostAndPort = named.getHostString() + ":";
+    int at = jdbcUrl.indexOf("//" + hostAndPort);
+    if (at < 0) {
+      throw new IllegalArgumentException(
+          "cannot route " + jdbcUrl + " through a proxy: it names no host and port");
+    }
+    int end = jdbcUrl.indexOf('/', at + 2);
+    return jdbcUrl.substring(0, at + 2) + hostAndPort() + jdbcUrl.substring(end);
+  }
+
   /** The address clients use instead of the upstream's. */
-  String hostAndPort() {
+  public String hostAndPort() {
     return server.getInetAddress().getHostAddress() + ":" + port();
   }
 
@@ -78,7 +107,7 @@ final class TcpProxy implements AutoCloseable {
    * Delays every chunk in each direction by {@code latency} from when it arrived; zero removes the
    * delay.
    */
-  void latency(Duration latency) {
+  public void latency(Duration latency) {
     latencyMillis = latency.toMillis();
   }
 
@@ -86,7 +115,7 @@ final class TcpProxy implements AutoCloseable {
    * Resets every open connection (TCP RST to the client, the upstream side closed) and returns how
    * many there were. New connections go through as before.
    */
-  int resetConnections() {
+  public int resetConnections() {
     int reset = 0;
     for (Link link : links) {
       link.reset();
@@ -100,20 +129,29 @@ final class TcpProxy implements AutoCloseable {
    * until {@link #closeBlackHole()}. Held bytes are delivered afterwards, as TCP retransmission
    * would deliver them once a route comes back; a client's own timeouts may give up first.
    */
-  void openBlackHole() {
+  public void openBlackHole() {
     synchronized (hole) {
       blackHole = true;
     }
   }
 
-  void closeBlackHole() {
+  public void closeBlackHole() {
     synchronized (hole) {
       blackHole = false;
       hole.notifyAll();
     }
   }
 
-  int openConnections() {
+  /**
+   * Forwards new connections to {@code upstream} from now on and resets the open ones, which lead
+   * to the old upstream: clients reconnect and reach the new one.
+   */
+  public void redirect(InetSocketAddress upstream) {
+    this.upstream = upstream;
+    resetConnections();
+  }
+
+  public int openConnections() {
     return links.size();
   }
 
@@ -146,7 +184,7 @@ final class TcpProxy implements AutoCloseable {
       awaitNoBlackHole();
       client.setTcpNoDelay(true);
       target.setTcpNoDelay(true);
-      target.connect(upstream, 5_000);
+      target.connect(this.upstream, 5_000);
     } catch (IOException | InterruptedException e) {
       // The upstream is down (a crash injected elsewhere) or the proxy closes: the client sees its
       // connection closed, as it would if the server were gone.
