@@ -9,7 +9,7 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  */
 final class ContainerPostgresServer implements PostgresServer {
 
-  static final String IMAGE = "postgres:16.4-alpine";
+  static final String IMAGE = "postgres:17.6-alpine";
 
   private final PostgreSQLContainer container;
   private final ExternalPostgresServer delegate;

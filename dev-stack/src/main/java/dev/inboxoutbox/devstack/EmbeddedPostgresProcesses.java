@@ -34,15 +34,7 @@ final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
     ProcessHandle postmaster =
         postmaster()
             .orElseThrow(() -> new DevStackException("no running PostgreSQL in " + dataDirectory));
-    pgCtl =
-        postmaster
-            .info()
-            .command()
-            .map(command -> Path.of(command).resolveSibling("pg_ctl"))
-            .orElseThrow(
-                () ->
-                    new DevStackException(
-                        "cannot tell the binary of postmaster " + postmaster.pid()));
+    pgCtl = binaries(postmaster).resolve("pg_ctl");
     // Backends are listed first: once the postmaster is gone they exit on their own, and a
     // backend that outlived it would keep the old shared memory and block the next start.
     List<ProcessHandle> all = new ArrayList<>(postmaster.descendants().toList());
@@ -97,6 +89,24 @@ final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
       Thread.currentThread().interrupt();
       throw new DevStackException("interrupted while PostgreSQL was starting", e);
     }
+  }
+
+  /** The directory of the binaries that run the server on {@code dataDirectory}. */
+  static Path binaries(Path dataDirectory) {
+    return binaries(
+        new EmbeddedPostgresProcesses(dataDirectory)
+            .postmaster()
+            .orElseThrow(() -> new DevStackException("no running PostgreSQL in " + dataDirectory)));
+  }
+
+  private static Path binaries(ProcessHandle postmaster) {
+    return postmaster
+        .info()
+        .command()
+        .map(command -> Path.of(command).getParent())
+        .orElseThrow(
+            () ->
+                new DevStackException("cannot tell the binary of postmaster " + postmaster.pid()));
   }
 
   private Optional<ProcessHandle> postmaster() {

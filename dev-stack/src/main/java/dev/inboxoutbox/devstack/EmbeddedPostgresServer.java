@@ -6,14 +6,26 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * PostgreSQL 14 from zonky's binaries, started in a fresh data directory with logical decoding on
+ * PostgreSQL from zonky's binaries, started in a fresh data directory with logical decoding on
  * (Debezium's pgoutput needs {@code wal_level=logical}). Works as root: zonky drops privileges.
  */
 final class EmbeddedPostgresServer implements PostgresServer {
+
+  static final Map<String, String> SERVER_SETTINGS =
+      Map.of(
+          "wal_level", "logical",
+          "max_replication_slots", "20",
+          "max_wal_senders", "20",
+          "max_connections", "300",
+          // Throwaway data: durability on every commit would only slow tests down.
+          "fsync", "off",
+          "synchronous_commit", "off",
+          "full_page_writes", "off");
 
   private final EmbeddedPostgres postgres;
   private final AdminDatabases databases;
@@ -35,28 +47,30 @@ final class EmbeddedPostgresServer implements PostgresServer {
       Path workDir = Files.createDirectories(settings.workDir());
       // Named here, not by zonky, so that a crashed server can be started again on it.
       Path dataDirectory = workDir.resolve("data-" + UUID.randomUUID());
-      EmbeddedPostgres.Builder builder =
-          EmbeddedPostgres.builder()
-              .setOverrideWorkingDirectory(workDir.toFile())
-              .setDataDirectory(dataDirectory.toFile())
-              .setCleanDataDirectory(true)
-              .setPGStartupWait(Duration.ofSeconds(60))
-              .setServerConfig("wal_level", "logical")
-              .setServerConfig("max_replication_slots", "20")
-              .setServerConfig("max_wal_senders", "20")
-              .setServerConfig("max_connections", "300")
-              // Throwaway data: durability on every commit would only slow tests down.
-              .setServerConfig("fsync", "off")
-              .setServerConfig("synchronous_commit", "off")
-              .setServerConfig("full_page_writes", "off");
-      if (settings.postgresPort() > 0) {
-        builder.setPort(settings.postgresPort());
-      }
-      return new EmbeddedPostgresServer(builder.start(), dataDirectory);
+      return new EmbeddedPostgresServer(
+          embedded(workDir, dataDirectory, settings.postgresPort()), dataDirectory);
     } catch (IOException e) {
       throw new DevStackException(
           "cannot start embedded PostgreSQL under " + settings.workDir(), e);
     }
+  }
+
+  /**
+   * zonky's server on {@code dataDirectory} with {@link #SERVER_SETTINGS}; {@code port} 0 takes a
+   * free one.
+   */
+  static EmbeddedPostgres embedded(Path workDir, Path dataDirectory, int port) throws IOException {
+    EmbeddedPostgres.Builder builder =
+        EmbeddedPostgres.builder()
+            .setOverrideWorkingDirectory(workDir.toFile())
+            .setDataDirectory(dataDirectory.toFile())
+            .setCleanDataDirectory(true)
+            .setPGStartupWait(Duration.ofSeconds(60));
+    SERVER_SETTINGS.forEach(builder::setServerConfig);
+    if (port > 0) {
+      builder.setPort(port);
+    }
+    return builder.start();
   }
 
   @Override

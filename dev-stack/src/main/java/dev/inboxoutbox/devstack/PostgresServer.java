@@ -22,8 +22,45 @@ public interface PostgresServer extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * The primary and its streaming standby, where this JVM runs both ({@link
+   * ReplicatedPostgresServer}), so that a test or a chaos run can fail over. Empty for a single
+   * server.
+   */
+  default Optional<Replication> replication() {
+    return Optional.empty();
+  }
+
   @Override
   void close();
+
+  /** A primary with a streaming standby behind one address that follows the primary. */
+  interface Replication {
+
+    /**
+     * Fails over as a host failure forces it: SIGKILL of the primary, promotion of the standby, the
+     * address moved to it (open connections reset), then the old primary rebuilt from the new one
+     * and started as its standby. Returns once the new standby streams.
+     */
+    void failover();
+
+    /**
+     * Whether commits wait until the standby has flushed them ({@code synchronous_standby_names}):
+     * with it, a commit acknowledged to a client survives a failover; without it, the last commits
+     * before the primary died may be missing on the promoted standby.
+     */
+    void synchronousStandby(boolean synchronous);
+
+    /**
+     * Holds every byte between the standby and the primary (a black hole), so that the standby
+     * falls behind; {@code false} lets the backlog through again. A failover ends the hold: what
+     * the old primary sent into it is dropped with the link.
+     */
+    void holdReplication(boolean held);
+
+    /** Where the primary and the standby are now, for logs and failure messages. */
+    String describe();
+  }
 
   /** Crash and start of a server this JVM owns. */
   interface Processes {

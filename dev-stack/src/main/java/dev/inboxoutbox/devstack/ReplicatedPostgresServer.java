@@ -1,0 +1,290 @@
+package dev.inboxoutbox.devstack;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Embedded PostgreSQL (17 or newer) as a primary and a streaming standby, behind one address that
+ * follows the primary, as a virtual IP or a proxy does in front of Patroni or a managed database.
+ * Clients get databases at that address; {@link #failover()} moves it.
+ *
+ * <p>The standby reaches the primary through a proxy of its own (the replication link), so that a
+ * test can hold replication back and make the standby fall behind. Logical slots created with
+ * {@code failover = true} are synchronized to the standby ({@code sync_replication_slots}), and the
+ * primary sends logical changes only once the standby has the WAL they come from ({@code
+ * synchronized_standby_slots}), so that no slot reader sees a change the promoted standby lacks.
+ */
+public final class ReplicatedPostgresServer implements PostgresServer, PostgresServer.Replication {
+
+  private static final Duration STREAMING_PATIENCE = Duration.ofSeconds(60);
+
+  /** Settings of both nodes on top of the single server's: standbys that can become primaries. */
+  private static final Map<String, String> REPLICATION_SETTINGS =
+      Map.of("hot_standby", "on", "hot_standby_feedback", "on", "sync_replication_slots", "on");
+
+  private final EmbeddedPostgres first;
+  private final PostgresNode[] nodes;
+  private final Map<String, String> settings;
+  private final TcpProxy address;
+  private final TcpProxy replicationLink;
+  private final AdminDatabases databases;
+  private int primary;
+  private boolean synchronous;
+
+  private ReplicatedPostgresServer(
+      EmbeddedPostgres first, PostgresNode[] nodes, TcpProxy address, TcpProxy replicationLink) {
+    this.first = first;
+    this.nodes = nodes;
+    this.address = address;
+    this.replicationLink = replicationLink;
+    this.settings = new LinkedHashMap<>(EmbeddedPostgresServer.SERVER_SETTINGS);
+    settings.putAll(REPLICATION_SETTINGS);
+    PGSimpleDataSource admin = new PGSimpleDataSource();
+    admin.setUrl(jdbcUrl("postgres"));
+    admin.setUser("postgres");
+    this.databases = new AdminDatabases(admin, this::jdbcUrl, "postgres", "");
+  }
+
+  /**
+   * Starts the primary (zonky's server, initialised and started as the single embedded server is),
+   * copies it into a standby, starts that, and waits until it streams. The address listens on
+   * {@code settings.postgresPort()}, or on a free port.
+   */
+  public static ReplicatedPostgresServer start(DevStackSettings settings) {
+    try {
+      Path workDir = Files.createDirectories(settings.workDir());
+      String run = UUID.randomUUID().toString().substring(0, 8);
+      Path firstData = workDir.resolve("data-" + run + "-a");
+      EmbeddedPostgres first = EmbeddedPostgresServer.embedded(workDir, firstData, 0);
+      Path binaries = EmbeddedPostgresProcesses.binaries(firstData);
+      PostgresNode a = new PostgresNode("node_a", binaries, firstData, first.getPort());
+      PostgresNode b =
+          new PostgresNode("node_b", binaries, workDir.resolve("data-" + run + "-b"), freePort());
+      TcpProxy address =
+          new TcpProxy(
+              "postgres", new InetSocketAddress("127.0.0.1", a.port()), settings.postgresPort());
+      TcpProxy replicationLink =
+          new TcpProxy("postgres-replication", new InetSocketAddress("127.0.0.1", a.port()));
+      ReplicatedPostgresServer server =
+          new ReplicatedPostgresServer(first, new PostgresNode[] {a, b}, address, replicationLink);
+      server.startStandby();
+      return server;
+    } catch (IOException e) {
+      throw new DevStackException("cannot start a replicated embedded PostgreSQL", e);
+    }
+  }
+
+  @Override
+  public Database createDatabase() {
+    return databases.createUnique();
+  }
+
+  @Override
+  public Database database(String name) {
+    return databases.createOrReuse(name);
+  }
+
+  @Override
+  public Optional<Replication> replication() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public String description() {
+    return "replicated embedded PostgreSQL at " + address.hostAndPort() + " (" + describe() + ")";
+  }
+
+  @Override
+  public synchronized String describe() {
+    return "primary " + primary() + ", standby " + standby();
+  }
+
+  @Override
+  public synchronized void failover() {
+    PostgresNode old = primary();
+    PostgresNode promoted = standby();
+    old.kill();
+    // WAL the old primary sent into a held replication link died with it: none of it may reach
+    // the standby after the primary is gone. The next standby gets a link of its own.
+    replicationLink.resetConnections();
+    replicationLink.closeBlackHole();
+    try (Connection connection = promoted.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("SELECT pg_promote(true, 60)");
+      // It named the old primary's slot for its standby, which does not exist here: until the old
+      // primary streams again, logical changes must not wait for it.
+      statement.execute("ALTER SYSTEM RESET synchronized_standby_slots");
+      statement.execute("SELECT pg_reload_conf()");
+    } catch (SQLException e) {
+      throw new DevStackException("cannot promote " + promoted, e);
+    }
+    primary = 1 - primary;
+    address.redirect(new InetSocketAddress("127.0.0.1", promoted.port()));
+    replicationLink.redirect(new InetSocketAddress("127.0.0.1", promoted.port()));
+    startStandby();
+  }
+
+  @Override
+  public synchronized void synchronousStandby(boolean synchronous) {
+    this.synchronous = synchronous;
+    alterPrimary("synchronous_standby_names", synchronous ? standby().name() : "");
+  }
+
+  @Override
+  public void holdReplication(boolean held) {
+    if (held) {
+      replicationLink.openBlackHole();
+    } else {
+      replicationLink.closeBlackHole();
+    }
+  }
+
+  /** Where the standby has replayed the WAL up to (an LSN as a number). */
+  synchronized long standbyReplayed() throws SQLException {
+    try (Connection connection = standby().connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("SELECT pg_last_wal_replay_lsn() - '0/0'")) {
+      row.next();
+      return row.getLong(1);
+    }
+  }
+
+  /**
+   * Whether the standby holds a synchronized copy of the primary's logical slot {@code slot} that
+   * survives a promotion (a copy still temporary is dropped by it).
+   */
+  synchronized boolean standbySlotSynced(String slot) throws SQLException {
+    try (Connection connection = standby().connect();
+        PreparedStatement synced =
+            connection.prepareStatement(
+                "SELECT count(*) FROM pg_replication_slots"
+                    + " WHERE slot_name = ? AND synced AND NOT temporary")) {
+      synced.setString(1, slot);
+      try (ResultSet row = synced.executeQuery()) {
+        row.next();
+        return row.getInt(1) > 0;
+      }
+    }
+  }
+
+  /** The JDBC URL of {@code database} at the address that follows the primary. */
+  String jdbcUrl(String database) {
+    return "jdbc:postgresql://" + address.hostAndPort() + "/" + database;
+  }
+
+  @Override
+  public synchronized void close() {
+    RuntimeException failure = null;
+    for (AutoCloseable closeable : new AutoCloseable[] {address, replicationLink}) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        failure = failure == null ? new DevStackException("cannot close the pair", e) : failure;
+      }
+    }
+    for (PostgresNode node : nodes) {
+      try {
+        node.stop();
+      } catch (RuntimeException e) {
+        failure = failure == null ? e : failure;
+      }
+    }
+    try {
+      first.close();
+    } catch (IOException | RuntimeException e) {
+      // zonky stops its server with pg_ctl, which fails once the node was stopped above or
+      // killed by a failover; its data directory is removed below either way.
+    }
+    for (PostgresNode node : nodes) {
+      try {
+        BaseBackup.deleteRecursively(node.dataDirectory());
+      } catch (IOException e) {
+        failure = failure == null ? new UncheckedIOException(e) : failure;
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private PostgresNode primary() {
+    return nodes[primary];
+  }
+
+  private PostgresNode standby() {
+    return nodes[1 - primary];
+  }
+
+  /** Copies the primary into the standby's directory, starts it and waits until it streams. */
+  private void startStandby() {
+    PostgresNode standby = standby();
+    BaseBackup.copy(primary(), standby, replicationLink.port());
+    standby.start(settings);
+    awaitStreaming(standby);
+    alterPrimary("synchronized_standby_slots", standby.standbySlot());
+    alterPrimary("synchronous_standby_names", synchronous ? standby.name() : "");
+  }
+
+  private void awaitStreaming(PostgresNode standby) {
+    Instant deadline = Instant.now().plus(STREAMING_PATIENCE);
+    try (Connection connection = primary().connect();
+        PreparedStatement streaming =
+            connection.prepareStatement(
+                "SELECT count(*) FROM pg_stat_replication"
+                    + " WHERE application_name = ? AND state = 'streaming'")) {
+      streaming.setString(1, standby.name());
+      while (true) {
+        try (ResultSet row = streaming.executeQuery()) {
+          row.next();
+          if (row.getInt(1) > 0) {
+            return;
+          }
+        }
+        if (Instant.now().isAfter(deadline)) {
+          throw new DevStackException(
+              standby + " does not stream from " + primary() + " after " + STREAMING_PATIENCE);
+        }
+        Thread.sleep(50);
+      }
+    } catch (SQLException e) {
+      throw new DevStackException("cannot tell whether " + standby + " streams", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DevStackException("interrupted waiting for " + standby, e);
+    }
+  }
+
+  private void alterPrimary(String setting, String value) {
+    try (Connection connection = primary().connect();
+        Statement statement = connection.createStatement()) {
+      // ALTER SYSTEM takes no parameters; both are fixed names of this class.
+      statement.execute("ALTER SYSTEM SET " + setting + " = '" + value + "'");
+      statement.execute("SELECT pg_reload_conf()");
+    } catch (SQLException e) {
+      throw new DevStackException("cannot set " + setting + " on " + primary(), e);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package dev.inboxoutbox.devstack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A primary and a streaming standby of embedded PostgreSQL 17 behind one address: failovers in both
+ * directions, a failover slot carried over, and the commits an asynchronous standby lacks.
+ */
+class ReplicatedPostgresServerIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+  private static ReplicatedPostgresServer pair;
+
+  @BeforeAll
+  static void startPair() {
+    pair = ReplicatedPostgresServer.start(DevStackSettings.fromEnvironment());
+  }
+
+  @AfterAll
+  static void stopPair() {
+    pair.close();
+  }
+
+  @Test
+  void commitsAcknowledgedWithASynchronousStandbySurviveFailoversBothWays() throws SQLException {
+    pair.synchronousStandby(true);
+    try (Database database = pair.createDatabase()) {
+      execute(database, "CREATE TABLE effect (id int PRIMARY KEY)");
+      execute(database, "INSERT INTO effect VALUES (1), (2)");
+
+      pair.failover();
+      await("the promoted standby serves the address")
+          .atMost(PATIENCE)
+          .ignoreExceptions()
+          .until(() -> count(database, "SELECT count(*) FROM effect") == 2);
+      execute(database, "INSERT INTO effect VALUES (3)");
+
+      pair.failover(); // back to the first node, rebuilt as a standby in between
+      await("the rebuilt node, promoted again, has every commit")
+          .atMost(PATIENCE)
+          .ignoreExceptions()
+          .until(() -> count(database, "SELECT count(*) FROM effect") == 3);
+    } finally {
+      pair.synchronousStandby(false);
+    }
+  }
+
+  @Test
+  void aFailoverSlotIsSynchronizedToTheStandbyAndDecodesOnAfterThePromotion() throws SQLException {
+    try (Database database = pair.createDatabase()) {
+      execute(database, "CREATE TABLE outbox (id int PRIMARY KEY)");
+      execute(database, "CREATE PUBLICATION iox_outbox FOR TABLE outbox");
+      execute(
+          database,
+          "SELECT pg_create_logical_replication_slot('relay', 'pgoutput', false, false, true)");
+      insertReturningTransaction(database, 1);
+      // The standby's copy becomes one that survives promotion once the primary's slot moved past
+      // what the standby can keep (its catalog xmin included): a reader that goes on reading and
+      // confirming, as a relay does, moves it.
+      await("the slot synchronized to the standby")
+          .atMost(PATIENCE)
+          .until(
+              () -> {
+                execute(database, "SELECT count(*) FROM " + changes("get"));
+                return pair.standbySlotSynced("relay");
+              });
+      String beforeFailover = insertReturningTransaction(database, 2);
+      awaitReplayed(database); // an asynchronous standby: the commit must reach it first
+
+      pair.failover();
+      await("the promoted standby serves the address")
+          .atMost(PATIENCE)
+          .ignoreExceptions()
+          .until(() -> count(database, "SELECT count(*) FROM outbox") == 2);
+      String afterFailover = insertReturningTransaction(database, 3);
+
+      assertThat(decodedTransactions(database))
+          .as("the unread transaction from before the failover and the one after it")
+          .contains(beforeFailover, afterFailover);
+      execute(database, "SELECT pg_drop_replication_slot('relay')");
+    }
+  }
+
+  @Test
+  void anAsynchronousStandbyHeldBackLosesTheCommitsItNeverReceived() throws SQLException {
+    try (Database database = pair.createDatabase()) {
+      execute(database, "CREATE TABLE effect (id int PRIMARY KEY)");
+      execute(database, "INSERT INTO effect VALUES (1)");
+      awaitReplayed(database);
+
+      pair.holdReplication(true);
+      execute(database, "INSERT INTO effect VALUES (2)"); // acknowledged by the primary alone
+      pair.failover();
+
+      await("the promoted standby serves the address")
+          .atMost(PATIENCE)
+          .ignoreExceptions()
+          .until(() -> count(database, "SELECT count(*) FROM effect WHERE id = 1") == 1);
+      assertThat(count(database, "SELECT count(*) FROM effect WHERE id = 2"))
+          .as("a commit the primary acknowledged and the standby never received")
+          .isZero();
+    }
+  }
+
+  private static void awaitReplayed(Database database) throws SQLException {
+    long written;
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery("SELECT pg_current_wal_lsn() - '0/0'")) {
+      row.next();
+      written = row.getLong(1);
+    }
+    await("the standby replayed the WAL written so far")
+        .atMost(PATIENCE)
+        .until(() -> pair.standbyReplayed() >= written);
+  }
+
+  private static String changes(String how) {
+    return "pg_logical_slot_%s_binary_changes('relay', NULL, NULL, 'proto_version', '1',"
+            .formatted(how)
+        + " 'publication_names', 'iox_outbox')";
+  }
+
+  private static String insertReturningTransaction(Database database, int id) throws SQLException {
+    try (Connection connection = database.connect();
+        Statement durable = connection.createStatement();
+        PreparedStatement insert =
+            connection.prepareStatement(
+                "INSERT INTO outbox VALUES (?) RETURNING pg_current_xact_id()::text")) {
+      durable.execute("SET synchronous_commit = on");
+      insert.setInt(1, id);
+      try (ResultSet row = insert.executeQuery()) {
+        row.next();
+        return row.getString(1);
+      }
+    }
+  }
+
+  private static Set<String> decodedTransactions(Database database) throws SQLException {
+    Set<String> transactions = new HashSet<>();
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet rows =
+            statement.executeQuery("SELECT DISTINCT xid::text FROM " + changes("peek"))) {
+      while (rows.next()) {
+        transactions.add(rows.getString(1));
+      }
+    }
+    return transactions;
+  }
+
+  private static void execute(Database database, String sql) throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      // Commits wait for the WAL flush (and for a synchronous standby): the dev stack's default,
+      // synchronous_commit=off, acknowledges before either.
+      statement.execute("SET synchronous_commit = on");
+      statement.execute(sql);
+    }
+  }
+
+  private static long count(Database database, String sql) throws SQLException {
+    try (Connection connection = database.connect();
+        PreparedStatement statement = connection.prepareStatement(sql);
+        ResultSet row = statement.executeQuery()) {
+      row.next();
+      return row.getLong(1);
+    }
+  }
+}
