@@ -1,5 +1,6 @@
 package dev.inboxoutbox.devstack;
 
+import java.sql.SQLException;
 import java.util.Optional;
 
 /** A running PostgreSQL server that hands out fresh databases. */
@@ -57,6 +58,12 @@ public interface PostgresServer extends AutoCloseable {
      * the old primary sent into it is dropped with the link.
      */
     void holdReplication(boolean held);
+
+    /**
+     * Whether the standby holds a synchronized copy of the primary's logical slot {@code slot} that
+     * survives a promotion: a failover slot whose reader confirmed what it read.
+     */
+    boolean standbySlotSynced(String slot) throws SQLException;
 
     /** Where the primary and the standby are now, for logs and failure messages. */
     String describe();

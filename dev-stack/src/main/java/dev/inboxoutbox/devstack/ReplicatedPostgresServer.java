@@ -170,7 +170,8 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
    * Whether the standby holds a synchronized copy of the primary's logical slot {@code slot} that
    * survives a promotion (a copy still temporary is dropped by it).
    */
-  synchronized boolean standbySlotSynced(String slot) throws SQLException {
+  @Override
+  public synchronized boolean standbySlotSynced(String slot) throws SQLException {
     try (Connection connection = standby().connect();
         PreparedStatement synced =
             connection.prepareStatement(

@@ -76,6 +76,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final AtomicLong restarts = new AtomicLong();
   private final AtomicReference<PublishedEvent> lastPublished = new AtomicReference<>();
   private final AtomicReference<String> lastError = new AtomicReference<>();
+  private final AtomicReference<List<String>> failoverRisks = new AtomicReference<>(List.of());
   private final Object sleeper = new Object();
   private volatile boolean closing;
   private volatile CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -118,7 +119,8 @@ public final class OutboxRelay implements AutoCloseable {
         Optional.ofNullable(lastPublished.get()),
         restarts.get(),
         Optional.ofNullable(lastError.get()),
-        stateSince.get());
+        stateSince.get(),
+        failoverRisks.get());
   }
 
   /** Measures the lag with a short-lived connection; works on standbys too. */
@@ -223,6 +225,11 @@ public final class OutboxRelay implements AutoCloseable {
               + " all WAL written meanwhile; fix: {}",
           settings.slotName(),
           heartbeatProblems);
+    }
+    List<String> risks = new FailoverReadiness(settings.slotName()).risks(lock);
+    failoverRisks.set(risks);
+    if (!risks.isEmpty()) {
+      log.warn("a failover of the relay's database would cost events: {}", risks);
     }
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
@@ -391,6 +398,10 @@ public final class OutboxRelay implements AutoCloseable {
     // The publication is created by the schema migration (or a DBA): the relay's role needs no
     // ownership of the outbox table.
     p.setProperty("publication.autocreate.mode", "disabled");
+    // On a PostgreSQL 17+ primary the slot is created so that standbys keep a copy of it
+    // (sync_replication_slots) and the relay continues on a promoted standby; older servers and
+    // standbys get a plain slot (FailoverReadiness says what that costs).
+    p.setProperty("slot.failover", "true");
     p.setProperty("table.include.list", settings.outboxTable());
     // Only rows inserted from now on are events; the relay never re-reads the table.
     p.setProperty("snapshot.mode", "no_data");

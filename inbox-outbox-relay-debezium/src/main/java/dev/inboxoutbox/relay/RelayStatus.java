@@ -1,6 +1,7 @@
 package dev.inboxoutbox.relay;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -11,6 +12,9 @@ import java.util.Optional;
  * @param lastPublished the newest event Kafka acknowledged, if any
  * @param restarts runs that ended in failure and were restarted
  * @param lastError why the last run failed, if one did
+ * @param failoverRisks what a failover to a standby would cost, as read when the last run started:
+ *     a slot the standby lacks, or events published before the standby had them; empty when the
+ *     slot is carried over or no standby streams from the database
  */
 public record RelayStatus(
     RelayState state,
@@ -18,4 +22,10 @@ public record RelayStatus(
     Optional<PublishedEvent> lastPublished,
     long restarts,
     Optional<String> lastError,
-    Instant since) {}
+    Instant since,
+    List<String> failoverRisks) {
+
+  public RelayStatus {
+    failoverRisks = List.copyOf(failoverRisks);
+  }
+}

@@ -36,5 +36,8 @@ public final class RelayHealthIndicator extends AbstractHealthIndicator {
         .lastPublished()
         .ifPresent(event -> builder.withDetail("lastPublishedEventId", event.eventId()));
     status.lastError().ifPresent(error -> builder.withDetail("lastError", error));
+    if (!status.failoverRisks().isEmpty()) {
+      builder.withDetail("failoverRisks", status.failoverRisks());
+    }
   }
 }

@@ -1,0 +1,88 @@
+package dev.inboxoutbox.relay;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a failover of the relay's database to a standby would cost, read from the primary at every
+ * run's start: said in the log and in {@link RelayStatus#failoverRisks()}.
+ *
+ * <p>Before PostgreSQL 17 a logical slot lives on the primary only. From 17 on, a slot created with
+ * {@code failover = true} (the relay asks Debezium for one: {@code slot.failover}) is copied to
+ * standbys that run {@code sync_replication_slots}, and a primary with {@code
+ * synchronized_standby_slots} sends logical changes only once those standbys have the WAL: without
+ * it the relay can publish an event whose transaction the promoted standby never received.
+ */
+final class FailoverReadiness {
+
+  private static final String CHECK_SQL =
+      """
+      SELECT current_setting('server_version_num')::int AS version,
+             current_setting('server_version') AS version_name,
+             CASE WHEN current_setting('server_version_num')::int >= 170000
+                  THEN current_setting('synchronized_standby_slots') END AS standby_slots,
+             (SELECT to_jsonb(s) ->> 'failover' FROM pg_replication_slots s
+               WHERE s.slot_name = ?) AS slot_failover,
+             EXISTS (SELECT 1 FROM pg_stat_replication)
+               OR EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_type = 'physical')
+               AS has_standby
+      """;
+
+  private final String slotName;
+
+  FailoverReadiness(String slotName) {
+    this.slotName = slotName;
+  }
+
+  /**
+   * What a failover would lose or publish wrongly; empty when the set-up carries the slot over, and
+   * on a server that streams to no standby (nothing to fail over to, or replication below
+   * PostgreSQL, as managed databases that replicate their storage do).
+   */
+  List<String> risks(Connection connection) throws SQLException {
+    try (PreparedStatement check = connection.prepareStatement(CHECK_SQL)) {
+      check.setString(1, slotName);
+      try (ResultSet row = check.executeQuery()) {
+        row.next();
+        List<String> risks = new ArrayList<>();
+        if (!row.getBoolean("has_standby")) {
+          return risks;
+        }
+        if (row.getInt("version") < 170000) {
+          risks.add(
+              "PostgreSQL "
+                  + row.getString("version_name")
+                  + " keeps slot "
+                  + slotName
+                  + " on the primary only: after a failover the promoted standby has no slot, and"
+                  + " outbox rows written before a new one exists are never relayed (PostgreSQL 17"
+                  + " carries failover slots over)");
+          return risks;
+        }
+        if ("false".equals(row.getString("slot_failover"))) {
+          risks.add(
+              "slot "
+                  + slotName
+                  + " is not a failover slot: a standby does not keep a copy of it. Drop it while"
+                  + " no relay runs (the next leader creates it with failover = true) or alter it"
+                  + " with ALTER_REPLICATION_SLOT "
+                  + slotName
+                  + " (FAILOVER true)");
+        }
+        String standbySlots = row.getString("standby_slots");
+        if (standbySlots == null || standbySlots.isBlank()) {
+          risks.add(
+              "synchronized_standby_slots is empty: the primary sends outbox rows to the relay"
+                  + " before a standby has them, so after a failover the relay may have published"
+                  + " events whose transactions the promoted standby never received; set it to the"
+                  + " standbys' physical slots");
+        }
+        return risks;
+      }
+    }
+  }
+}

@@ -1,0 +1,175 @@
+package dev.inboxoutbox.relay;
+
+import static dev.inboxoutbox.testing.kafka.TopicReader.header;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.ReplicatedPostgresServer;
+import dev.inboxoutbox.outbox.Outbox;
+import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.schema.InboxOutboxSchema;
+import dev.inboxoutbox.testing.kafka.TopicReader;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay on a primary with a streaming standby (PostgreSQL 17), failed over while the outbox is
+ * written: the relay follows the address to the promoted standby and continues on its synchronized
+ * failover slot. Nothing committed on the surviving database is left unpublished, and nothing is
+ * published that the surviving database does not have.
+ */
+class RelayFailoverIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(90);
+
+  private ReplicatedPostgresServer pair;
+  private Database database;
+  private OutboxRelay relay;
+
+  @BeforeEach
+  void startPairAndRelay() {
+    pair = ReplicatedPostgresServer.start(DevStackSettings.fromEnvironment());
+    database = pair.createDatabase();
+    InboxOutboxSchema.migrate(database.dataSource());
+  }
+
+  @AfterEach
+  void closeAll() {
+    if (relay != null) {
+      relay.close();
+    }
+    pair.close();
+  }
+
+  @Test
+  void aFailoverUnderWritesLosesNoCommittedEventAndPublishesNoPhantom() throws Exception {
+    String topicPrefix = "f" + UUID.randomUUID().toString().substring(0, 8);
+    relay = new OutboxRelay(RelayIT.settings(database, topicPrefix).build()).start();
+    await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
+    await("the slot synchronized to the standby").atMost(PATIENCE).until(this::slotSynced);
+    assertThat(relay.status().failoverRisks())
+        .as("a failover slot, and logical changes held until the standby has them")
+        .isEmpty();
+
+    String topic = topicPrefix + ".order";
+    try (Writer writer = new Writer();
+        TopicReader reader = new TopicReader(topic)) {
+      await("events published before the failover")
+          .atMost(PATIENCE)
+          .until(() -> ids(reader.readFor(Duration.ofMillis(200))).size() > 50);
+
+      pair.failover();
+      int writtenAtFailover = writer.transactions();
+      await("the writer commits on the promoted standby")
+          .atMost(PATIENCE)
+          .until(() -> writer.transactions() > writtenAtFailover + 50);
+      writer.stop();
+
+      Set<String> surviving = survivingOutboxIds();
+      Set<String> published =
+          ids(reader.readUntil(seen -> ids(seen).containsAll(surviving), PATIENCE));
+      assertThat(published)
+          .as("events on Kafka whose outbox rows the surviving database lacks (phantoms)")
+          .isSubsetOf(surviving);
+    }
+  }
+
+  private boolean slotSynced() throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical' AND failover")) {
+      row.next();
+      return row.getInt(1) > 0 && pair.standbySlotSynced(relaySlot());
+    }
+  }
+
+  private String relaySlot() {
+    return "iox_outbox_" + database.name();
+  }
+
+  private Set<String> survivingOutboxIds() throws SQLException {
+    Set<String> ids = new HashSet<>();
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT id::text FROM outbox")) {
+      while (rows.next()) {
+        ids.add(rows.getString(1));
+      }
+    }
+    return ids;
+  }
+
+  private static Set<String> ids(List<ConsumerRecord<String, byte[]>> records) {
+    Set<String> ids = new HashSet<>();
+    records.forEach(record -> ids.add(header(record, "id")));
+    return ids;
+  }
+
+  /**
+   * Appends one event per transaction through the address that follows the primary, reconnecting
+   * when a failover cut its connection; counts the transactions that committed.
+   */
+  private final class Writer implements AutoCloseable {
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicInteger committed = new AtomicInteger();
+    private final ExecutorService thread = Executors.newSingleThreadExecutor();
+    private final Future<?> writing = thread.submit(this::write);
+
+    int transactions() {
+      return committed.get();
+    }
+
+    void stop() throws Exception {
+      running.set(false);
+      writing.get(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+      running.set(false);
+      thread.shutdownNow();
+    }
+
+    private Void write() throws InterruptedException {
+      Outbox outbox = Outbox.builder().build();
+      while (running.get()) {
+        try (Connection connection = database.connect()) {
+          connection.setAutoCommit(false);
+          while (running.get()) {
+            outbox.append(
+                connection, OutboxEvent.of("order", "o-" + committed.get() % 5, "Step", "{}"));
+            connection.commit();
+            committed.incrementAndGet();
+            Thread.sleep(5); // paces the load; nothing awaited
+          }
+        } catch (SQLException | RuntimeException connectionLost) {
+          // The failover cut the connection (Outbox.append reports it unchecked); the next one
+          // reaches the promoted standby.
+          Thread.sleep(100);
+        }
+      }
+      return null;
+    }
+  }
+}
