@@ -145,6 +145,11 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
   public synchronized void synchronousStandby(boolean synchronous) {
     this.synchronous = synchronous;
     alterPrimary("synchronous_standby_names", synchronous ? standby().name() : "");
+    awaitOnPrimary(
+        "SELECT count(*) FROM pg_stat_replication WHERE application_name = ? AND sync_state = "
+            + (synchronous ? "'sync'" : "'async'"),
+        standby(),
+        synchronous ? "a synchronous standby" : "an asynchronous standby");
   }
 
   @Override
@@ -244,15 +249,21 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
   }
 
   private void awaitStreaming(PostgresNode standby) {
+    awaitOnPrimary(
+        "SELECT count(*) FROM pg_stat_replication"
+            + " WHERE application_name = ? AND state = 'streaming'",
+        standby,
+        "streaming");
+  }
+
+  /** Waits until {@code countSql}, given the standby's name, counts a row on the primary. */
+  private void awaitOnPrimary(String countSql, PostgresNode standby, String what) {
     Instant deadline = Instant.now().plus(STREAMING_PATIENCE);
     try (Connection connection = primary().connect();
-        PreparedStatement streaming =
-            connection.prepareStatement(
-                "SELECT count(*) FROM pg_stat_replication"
-                    + " WHERE application_name = ? AND state = 'streaming'")) {
-      streaming.setString(1, standby.name());
+        PreparedStatement count = connection.prepareStatement(countSql)) {
+      count.setString(1, standby.name());
       while (true) {
-        try (ResultSet row = streaming.executeQuery()) {
+        try (ResultSet row = count.executeQuery()) {
           row.next();
           if (row.getInt(1) > 0) {
             return;
@@ -260,12 +271,12 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
         }
         if (Instant.now().isAfter(deadline)) {
           throw new DevStackException(
-              standby + " does not stream from " + primary() + " after " + STREAMING_PATIENCE);
+              standby + " is not " + what + " of " + primary() + " after " + STREAMING_PATIENCE);
         }
         Thread.sleep(50);
       }
     } catch (SQLException e) {
-      throw new DevStackException("cannot tell whether " + standby + " streams", e);
+      throw new DevStackException("cannot tell whether " + standby + " is " + what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new DevStackException("interrupted waiting for " + standby, e);

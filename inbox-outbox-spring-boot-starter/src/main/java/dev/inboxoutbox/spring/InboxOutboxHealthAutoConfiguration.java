@@ -2,6 +2,7 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.retention.RetentionCleaner;
+import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,8 +15,9 @@ import org.springframework.kafka.core.KafkaAdmin;
 /**
  * Health indicators where Actuator health is present: the relay's ({@code
  * /actuator/health/outboxRelay}), the idempotent consumers' ({@code
- * /actuator/health/idempotentConsumers}), retention's ({@code /actuator/health/retention}) and the
- * connection to Kafka ({@code /actuator/health/kafkaConnection}).
+ * /actuator/health/idempotentConsumers}), retention's ({@code /actuator/health/retention}), the
+ * connection to Kafka ({@code /actuator/health/kafkaConnection}) and whether the database's commits
+ * survive a failover ({@code /actuator/health/failoverDurability}).
  */
 @AutoConfiguration(
     after = {InboxOutboxAutoConfiguration.class, InboxOutboxRelayAutoConfiguration.class})
@@ -44,6 +46,14 @@ public class InboxOutboxHealthAutoConfiguration {
   @ConditionalOnMissingBean(name = "kafkaConnectionHealthIndicator")
   KafkaConnectionHealthIndicator kafkaConnectionHealthIndicator(KafkaAdmin kafkaAdmin) {
     return new KafkaConnectionHealthIndicator(kafkaAdmin.getConfigurationProperties());
+  }
+
+  /** Where the inbox and the outbox are written: whether their commits survive a failover. */
+  @Bean
+  @ConditionalOnBean(DataSource.class)
+  @ConditionalOnMissingBean(name = "failoverDurabilityHealthIndicator")
+  FailoverDurabilityHealthIndicator failoverDurabilityHealthIndicator(DataSource dataSource) {
+    return new FailoverDurabilityHealthIndicator(dataSource);
   }
 
   /** Only with inbox-outbox-relay-debezium on the classpath. */

@@ -102,6 +102,7 @@ class InboxOutboxAutoConfigurationTest {
           assertThat(context)
               .getBean(TransactionRunner.class)
               .isInstanceOf(SpringTransactionRunner.class);
+          assertThat(context).hasBean("failoverDurabilityHealthIndicator");
         });
   }
 
