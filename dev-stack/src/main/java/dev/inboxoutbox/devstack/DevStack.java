@@ -101,6 +101,7 @@ public final class DevStack implements AutoCloseable {
               settings.jdbcUrl().orElseThrow(), settings.jdbcUser(), settings.jdbcPassword());
       case TESTCONTAINERS -> ContainerPostgresServer.start();
       case EMBEDDED -> EmbeddedPostgresServer.start(settings);
+      case REPLICATED -> ReplicatedPostgresServer.start(settings);
     };
   }
 

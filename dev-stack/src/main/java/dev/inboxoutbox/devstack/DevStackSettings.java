@@ -15,14 +15,16 @@ import java.util.Properties;
  *   <caption>Settings</caption>
  *   <tr><th>property / variable</th><th>meaning</th><th>default</th></tr>
  *   <tr><td>{@code iox.postgres} / {@code IOX_POSTGRES}</td>
- *       <td>{@code embedded}, {@code external} or {@code testcontainers}</td>
+ *       <td>{@code embedded}, {@code replicated} (embedded primary and streaming standby), {@code external}
+ *       or {@code testcontainers}</td>
  *       <td>{@code external} when a JDBC URL is set, else {@code embedded}</td></tr>
  *   <tr><td>{@code iox.jdbc.url} / {@code IOX_JDBC_URL}</td>
  *       <td>JDBC URL of an external server; the user must be allowed to create databases</td><td>none</td></tr>
  *   <tr><td>{@code iox.jdbc.user} / {@code IOX_JDBC_USER}</td><td>user for the external server</td>
  *       <td>{@code postgres}</td></tr>
  *   <tr><td>{@code iox.jdbc.password} / {@code IOX_JDBC_PASSWORD}</td><td>its password</td><td>empty</td></tr>
- *   <tr><td>{@code iox.postgres.port} / {@code IOX_POSTGRES_PORT}</td><td>port of the embedded server</td>
+ *   <tr><td>{@code iox.postgres.port} / {@code IOX_POSTGRES_PORT}</td><td>port of the embedded server
+ *       (replicated: of the address that follows the primary)</td>
  *       <td>any free port</td></tr>
  *   <tr><td>{@code iox.kafka.bootstrap} / {@code IOX_KAFKA_BOOTSTRAP}</td>
  *       <td>bootstrap servers of an external Kafka cluster</td><td>none: an in-JVM KRaft broker</td></tr>
@@ -46,6 +48,8 @@ public record DevStackSettings(
   /** How PostgreSQL is provided. */
   public enum PostgresMode {
     EMBEDDED,
+    /** A primary and a streaming standby behind one address ({@link ReplicatedPostgresServer}). */
+    REPLICATED,
     EXTERNAL,
     TESTCONTAINERS
   }
@@ -115,7 +119,10 @@ public record DevStackSettings(
       return PostgresMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "iox.postgres must be one of embedded, external, testcontainers; was '" + value + "'", e);
+          "iox.postgres must be one of embedded, replicated, external, testcontainers; was '"
+              + value
+              + "'",
+          e);
     }
   }
 

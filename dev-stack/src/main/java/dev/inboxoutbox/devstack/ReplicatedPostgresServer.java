@@ -106,6 +106,27 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
     return Optional.of(this);
   }
 
+  /** A crash of the primary, restarted on its own data; the standby reconnects to it. */
+  @Override
+  public Optional<Processes> processes() {
+    return Optional.of(
+        new Processes() {
+          @Override
+          public void kill() {
+            synchronized (ReplicatedPostgresServer.this) {
+              primary().kill();
+            }
+          }
+
+          @Override
+          public void start() {
+            synchronized (ReplicatedPostgresServer.this) {
+              primary().start(settings);
+            }
+          }
+        });
+  }
+
   @Override
   public String description() {
     return "replicated embedded PostgreSQL at " + address.hostAndPort() + " (" + describe() + ")";

@@ -52,7 +52,15 @@ class DevStackSettingsTest {
   void anUnknownPostgresModeIsRejectedWithTheChoices() {
     assertThatThrownBy(
             () -> DevStackSettings.from(new Properties(), Map.of("IOX_POSTGRES", "docker")))
-        .hasMessageContaining("embedded, external, testcontainers");
+        .hasMessageContaining("embedded, replicated, external, testcontainers");
+  }
+
+  @Test
+  void replicatedAsksForAnEmbeddedPrimaryAndStandby() {
+    assertThat(
+            DevStackSettings.from(new Properties(), Map.of("IOX_POSTGRES", "replicated"))
+                .postgresMode())
+        .isEqualTo(PostgresMode.REPLICATED);
   }
 
   @Test

@@ -96,6 +96,22 @@ class ReplicatedPostgresServerIT {
   }
 
   @Test
+  void aCrashedPrimaryStartsAgainOnItsDataAndItsStandbyFollowsItAgain() throws SQLException {
+    try (Database database = pair.createDatabase()) {
+      execute(database, "CREATE TABLE effect (id int PRIMARY KEY)");
+      execute(database, "INSERT INTO effect VALUES (1)");
+      PostgresServer.Processes primary = pair.processes().orElseThrow();
+
+      primary.kill();
+      primary.start();
+
+      execute(database, "INSERT INTO effect VALUES (2)");
+      awaitReplayed(database);
+      assertThat(count(database, "SELECT count(*) FROM effect")).isEqualTo(2);
+    }
+  }
+
+  @Test
   void anAsynchronousStandbyHeldBackLosesTheCommitsItNeverReceived() throws SQLException {
     try (Database database = pair.createDatabase()) {
       execute(database, "CREATE TABLE effect (id int PRIMARY KEY)");
