@@ -169,7 +169,9 @@ final class ChaosCommand implements Callable<Integer> {
       paramLabel = "KINDS",
       description =
           "Fault kinds to inject, comma-separated, from: process-kill, crash-point, postgres-crash,"
-              + " broker-kill (default: all of them; with --quick without broker-kill).")
+              + " postgres-failover, broker-kill (default: all but postgres-failover, which --long"
+              + " adds; with --quick without broker-kill). postgres-failover runs PostgreSQL as a"
+              + " primary with a synchronous standby.")
   String faults;
 
   @Option(
@@ -190,8 +192,8 @@ final class ChaosCommand implements Callable<Integer> {
               + RunProfile.LONG_ORDERS
               + " orders, --min-kills "
               + RunProfile.LONG_MIN_KILLS
-              + " (the kill phase ends after 10 minutes), a PostgreSQL crash and a broker kill"
-              + " about every "
+              + " (the kill phase ends after 10 minutes), a PostgreSQL crash, a PostgreSQL failover"
+              + " and a broker kill about every "
               + RunProfile.LONG_INFRASTRUCTURE_EVERY_SECONDS
               + " s, every network fault in turn; options given explicitly win.")
   boolean longRun;
@@ -221,6 +223,25 @@ final class ChaosCommand implements Callable<Integer> {
       converter = DurationConverter.class,
       description = "How long PostgreSQL stays down after its SIGKILL (default ${DEFAULT-VALUE}).")
   Duration postgresDown;
+
+  @Option(
+      names = "--postgres-failover-every",
+      paramLabel = "DURATION",
+      defaultValue = "60s",
+      converter = DurationConverter.class,
+      description =
+          "Time from the end of one failover (the primary SIGKILLed, its standby promoted, the old"
+              + " primary rebuilt as the new standby) to the next; the first comes after half of"
+              + " it (default ${DEFAULT-VALUE}).")
+  Duration postgresFailoverEvery;
+
+  @Option(
+      names = "--unsafe-failover",
+      description =
+          "Negative control of postgres-failover: the standby stays asynchronous and its"
+              + " replication is held back for a few seconds before each failover, so commits the"
+              + " services saw acknowledged are lost; the verifier must then fail.")
+  boolean unsafeFailover;
 
   @Option(
       names = "--broker-kill-every",
@@ -295,8 +316,10 @@ final class ChaosCommand implements Callable<Integer> {
                   : !quick && kinds.contains(FaultLog.Kind.BROKER_KILL) ? KafkaCluster.BROKERS : 1,
               postgresCrashEvery,
               postgresDown,
+              postgresFailoverEvery,
               brokerKillEvery,
-              brokerDown);
+              brokerDown,
+              unsafeFailover);
       options =
           new ChaosOptions(
               chosenSeed,

@@ -91,10 +91,15 @@ final class ChaosRun {
             ? Optional.of(
                 KafkaCluster.start(runDirectory.resolve("kafka"), !network.faults().isEmpty()))
             : Optional.empty();
+    DevStackSettings withPostgres =
+        faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)
+                && settings.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED
+            ? settings.withPostgresMode(DevStackSettings.PostgresMode.REPLICATED)
+            : settings;
     DevStackSettings stackSettings =
         cluster
-            .map(brokers -> settings.withKafkaBootstrap(brokers.bootstrapServers()))
-            .orElse(settings);
+            .map(brokers -> withPostgres.withKafkaBootstrap(brokers.bootstrapServers()))
+            .orElse(withPostgres);
     try (AutoCloseable stopCluster = () -> cluster.ifPresent(KafkaCluster::close);
         DevStack stack = DevStack.start(stackSettings);
         Database ordersDb = stack.postgres().createDatabase();
@@ -124,9 +129,18 @@ final class ChaosRun {
       if (cluster.isPresent()) {
         cluster.get().awaitReady(Duration.ofMinutes(5));
       }
-      if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)) {
+      if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)
+          || faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)) {
         ordersDb.commitsSurviveServerCrashes();
         paymentsDb.commitsSurviveServerCrashes();
+      }
+      if (faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)) {
+        // A commit acknowledged to a service survives a failover only once the standby has it;
+        // the negative control leaves the standby asynchronous.
+        stack
+            .postgres()
+            .replication()
+            .ifPresent(pair -> pair.synchronousStandby(!faultOptions.unsafeFailover()));
       }
       out.printf(
           "stack: %s, %s; provider on port %d; logs in %s%n",
@@ -180,7 +194,13 @@ final class ChaosRun {
       fleet.superviseCrashes();
       try (InfrastructureFaults infrastructure =
               new InfrastructureFaults(
-                  faultOptions, faults, stack.postgres().processes(), cluster, random, out);
+                  faultOptions,
+                  faults,
+                  stack.postgres().processes(),
+                  stack.postgres().replication(),
+                  cluster,
+                  random,
+                  out);
           LoadProducer load =
               new LoadProducer(
                   bootstrap,

@@ -9,21 +9,36 @@ import java.util.stream.Collectors;
 
 /**
  * Which faults a chaos run injects ({@code --faults}) and how often the infrastructure ones come: a
- * PostgreSQL crash every {@code postgresCrashEvery}, down for {@code postgresDown}; a broker
- * SIGKILL every {@code brokerKillEvery}, down for {@code brokerDown}. Process kills and crash
- * points keep their own rates in {@link ChaosOptions}. {@code kafkaBrokers} is 3 (a cluster of
- * broker processes) or 1 (the in-JVM broker, which cannot be killed).
+ * PostgreSQL crash every {@code postgresCrashEvery}, down for {@code postgresDown}; a failover of
+ * the primary to its standby every {@code postgresFailoverEvery}; a broker SIGKILL every {@code
+ * brokerKillEvery}, down for {@code brokerDown}. {@code unsafeFailover} is a negative control: the
+ * standby stays asynchronous and replication is held back before each failover, so commits the
+ * services saw acknowledged are missing on the promoted standby and the verifier must fail. Process
+ * kills and crash points keep their own rates in {@link ChaosOptions}. {@code kafkaBrokers} is 3 (a
+ * cluster of broker processes) or 1 (the in-JVM broker, which cannot be killed).
  */
 record FaultOptions(
     Set<FaultLog.Kind> kinds,
     int kafkaBrokers,
     Duration postgresCrashEvery,
     Duration postgresDown,
+    Duration postgresFailoverEvery,
     Duration brokerKillEvery,
-    Duration brokerDown) {
+    Duration brokerDown,
+    boolean unsafeFailover) {
 
-  /** The default run's faults: every kind ({@code --quick} drops broker-kill). */
+  /**
+   * The default run's faults ({@code --quick} drops broker-kill). A failover needs a second
+   * PostgreSQL and synchronous commits, more than the default run's time allows: {@code --long}
+   * adds it.
+   */
   static final String DEFAULT_KINDS = "process-kill,crash-point,postgres-crash,broker-kill";
+
+  /** The long run's faults: every kind. */
+  static final String LONG_KINDS = DEFAULT_KINDS + ",postgres-failover";
+
+  /** Time from the end of one failover to the next unless {@code --postgres-failover-every}. */
+  static final Duration DEFAULT_POSTGRES_FAILOVER_EVERY = Duration.ofSeconds(60);
 
   /** The kinds {@code --faults} chooses; network faults have {@code --network-faults}. */
   private static final Set<FaultLog.Kind> CHOSEN_HERE =
@@ -31,6 +46,7 @@ record FaultOptions(
           FaultLog.Kind.PROCESS_KILL,
           FaultLog.Kind.CRASH_POINT,
           FaultLog.Kind.POSTGRES_CRASH,
+          FaultLog.Kind.POSTGRES_FAILOVER,
           FaultLog.Kind.BROKER_KILL);
 
   FaultOptions {
@@ -45,8 +61,13 @@ record FaultOptions(
     }
     requirePositive(postgresCrashEvery, "postgres-crash-every");
     requirePositive(postgresDown, "postgres-down");
+    requirePositive(postgresFailoverEvery, "postgres-failover-every");
     requirePositive(brokerKillEvery, "broker-kill-every");
     requirePositive(brokerDown, "broker-down");
+    if (unsafeFailover && !kinds.contains(FaultLog.Kind.POSTGRES_FAILOVER)) {
+      throw new IllegalArgumentException(
+          "--unsafe-failover is a negative control of postgres-failover: add it to --faults");
+    }
   }
 
   /** Today's run before the fault menu: process kills and crash points, one in-JVM broker. */
@@ -56,8 +77,10 @@ record FaultOptions(
         1,
         Duration.ofSeconds(40),
         Duration.ofSeconds(5),
+        DEFAULT_POSTGRES_FAILOVER_EVERY,
         Duration.ofSeconds(30),
-        Duration.ofSeconds(5));
+        Duration.ofSeconds(5),
+        false);
   }
 
   boolean includes(FaultLog.Kind kind) {

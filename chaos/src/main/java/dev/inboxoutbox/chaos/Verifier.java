@@ -58,6 +58,7 @@ final class Verifier {
     results.add(chargedOnce(ledger));
     results.add(stockConserved());
     results.add(outboxDelivered());
+    results.add(noPhantomEvent());
     results.add(deadLettered(sent));
     results.add(nothingStuck());
     results.add(everyOrderSettled());
@@ -179,6 +180,39 @@ final class Verifier {
             + " PaymentRequested never received, "
             + resultsLost
             + " payment results never applied");
+  }
+
+  /**
+   * Every event a consumer applied came from an outbox row the database still has: after a
+   * failover, an event relayed from WAL the promoted standby never received has no row, yet its
+   * consumer acted on it. The inbox holds each applied event's id as its key.
+   */
+  private Invariant noPhantomEvent() throws SQLException {
+    Set<String> requested =
+        strings(orders, "SELECT id::text FROM outbox WHERE aggregatetype = 'payment'");
+    Set<String> charges =
+        strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'charge'");
+    Set<String> results =
+        strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'payment-result'");
+    Set<String> requestsApplied =
+        strings(payments, "SELECT idempotency_key FROM inbox WHERE operation = 'payment-requests'");
+    Set<String> chargesApplied =
+        strings(payments, "SELECT idempotency_key FROM inbox WHERE operation = 'payment-charger'");
+    Set<String> resultsApplied =
+        strings(orders, "SELECT idempotency_key FROM inbox WHERE operation = 'order-payments'");
+    long phantomRequests = requestsApplied.stream().filter(id -> !requested.contains(id)).count();
+    long phantomCharges = chargesApplied.stream().filter(id -> !charges.contains(id)).count();
+    long phantomResults = resultsApplied.stream().filter(id -> !results.contains(id)).count();
+    return Invariant.of(
+        "no phantom event",
+        requestsApplied.size() + chargesApplied.size() + resultsApplied.size(),
+        phantomRequests + phantomCharges + phantomResults,
+        phantomRequests
+            + " payment requests, "
+            + phantomCharges
+            + " charges, "
+            + phantomResults
+            + " payment results applied without their outbox row");
   }
 
   private Invariant deadLettered(LoadProducer.Sent sent) {

@@ -31,7 +31,7 @@ class FaultOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--network-faults")
         .hasMessageNotContaining(
-            "known: process-kill, crash-point, postgres-crash, broker-kill, network");
+            "known: process-kill, crash-point, postgres-crash, postgres-failover, broker-kill, network");
   }
 
   @Test
@@ -42,12 +42,23 @@ class FaultOptionsTest {
   }
 
   @Test
+  void theUnsafeFailoverControlNeedsFailovers() {
+    Duration second = Duration.ofSeconds(1);
+    assertThatThrownBy(
+            () ->
+                new FaultOptions(
+                    Set.of(Kind.PROCESS_KILL), 1, second, second, second, second, second, true))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("postgres-failover");
+  }
+
+  @Test
   void aKindPrintsAsItIsWrittenOnTheCommandLine() {
     assertThat(FaultOptions.nameOf(Kind.POSTGRES_CRASH)).isEqualTo("postgres-crash");
   }
 
   private static FaultOptions faults(Set<Kind> kinds, int brokers) {
     Duration second = Duration.ofSeconds(1);
-    return new FaultOptions(kinds, brokers, second, second, second, second);
+    return new FaultOptions(kinds, brokers, second, second, second, second, second, false);
   }
 }

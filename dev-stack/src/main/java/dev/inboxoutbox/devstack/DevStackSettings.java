@@ -96,6 +96,12 @@ public record DevStackSettings(
         postgresMode, jdbcUrl, jdbcUser, jdbcPassword, port, kafkaBootstrap, kafkaPort, workDir);
   }
 
+  /** These settings with PostgreSQL provided as {@code mode}. */
+  public DevStackSettings withPostgresMode(PostgresMode mode) {
+    return new DevStackSettings(
+        mode, jdbcUrl, jdbcUser, jdbcPassword, postgresPort, kafkaBootstrap, kafkaPort, workDir);
+  }
+
   public DevStackSettings withKafkaPort(int port) {
     return new DevStackSettings(
         postgresMode, jdbcUrl, jdbcUser, jdbcPassword, postgresPort, kafkaBootstrap, port, workDir);

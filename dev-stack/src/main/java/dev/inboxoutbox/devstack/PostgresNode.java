@@ -122,6 +122,11 @@ final class PostgresNode {
     }
   }
 
+  /** Its name and where it listens, for logs. */
+  String address() {
+    return name + " at 127.0.0.1:" + port;
+  }
+
   @Override
   public String toString() {
     return name + " (127.0.0.1:" + port + ", " + dataDirectory + ")";

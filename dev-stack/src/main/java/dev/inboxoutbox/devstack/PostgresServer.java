@@ -65,6 +65,13 @@ public interface PostgresServer extends AutoCloseable {
      */
     boolean standbySlotSynced(String slot) throws SQLException;
 
+    /**
+     * Whether every failover slot of the primary has a copy on the standby that survives a
+     * promotion. Until then a failover loses the slots without one: a new slot's first seconds, or
+     * while its reader has not yet confirmed past what the standby can keep.
+     */
+    boolean failoverReady() throws SQLException;
+
     /** Where the primary and the standby are now, for logs and failure messages. */
     String describe();
   }

@@ -14,7 +14,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -134,7 +136,7 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
 
   @Override
   public synchronized String describe() {
-    return "primary " + primary() + ", standby " + standby();
+    return "primary " + primary().address() + ", standby " + standby().address();
   }
 
   @Override
@@ -209,6 +211,27 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
         return row.getInt(1) > 0;
       }
     }
+  }
+
+  @Override
+  public synchronized boolean failoverReady() throws SQLException {
+    List<String> slots = new ArrayList<>();
+    try (Connection connection = primary().connect();
+        Statement statement = connection.createStatement();
+        ResultSet rows =
+            statement.executeQuery(
+                "SELECT slot_name FROM pg_replication_slots"
+                    + " WHERE slot_type = 'logical' AND failover")) {
+      while (rows.next()) {
+        slots.add(rows.getString(1));
+      }
+    }
+    for (String slot : slots) {
+      if (!standbySlotSynced(slot)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The JDBC URL of {@code database} at the address that follows the primary. */
