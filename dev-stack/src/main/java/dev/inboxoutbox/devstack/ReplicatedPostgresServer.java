@@ -154,6 +154,10 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
       // It named the old primary's slot for its standby, which does not exist here: until the old
       // primary streams again, logical changes must not wait for it.
       statement.execute("ALTER SYSTEM RESET synchronized_standby_slots");
+      // Commits wait for the old primary once it streams again as the standby (strict, as
+      // Patroni's synchronous_mode_strict): none is acknowledged by this server alone.
+      statement.execute(
+          "ALTER SYSTEM SET synchronous_standby_names = '" + (synchronous ? old.name() : "") + "'");
       statement.execute("SELECT pg_reload_conf()");
     } catch (SQLException e) {
       throw new DevStackException("cannot promote " + promoted, e);
