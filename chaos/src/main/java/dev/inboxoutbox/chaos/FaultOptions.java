@@ -28,14 +28,11 @@ record FaultOptions(
     boolean unsafeFailover) {
 
   /**
-   * The default run's faults ({@code --quick} drops broker-kill). A failover needs a second
-   * PostgreSQL and synchronous commits, more than the default run's time allows: {@code --long}
-   * adds it.
+   * The default run's faults ({@code --quick} drops broker-kill). postgres-failover is chosen
+   * explicitly: a failover before the relays' slots have lasting copies on the standby loses them,
+   * and the relay does not recover from that yet (docs/chaos.md).
    */
   static final String DEFAULT_KINDS = "process-kill,crash-point,postgres-crash,broker-kill";
-
-  /** The long run's faults: every kind. */
-  static final String LONG_KINDS = DEFAULT_KINDS + ",postgres-failover";
 
   /** Time from the end of one failover to the next unless {@code --postgres-failover-every}. */
   static final Duration DEFAULT_POSTGRES_FAILOVER_EVERY = Duration.ofSeconds(60);

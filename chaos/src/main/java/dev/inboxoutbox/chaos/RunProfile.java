@@ -24,10 +24,7 @@ enum RunProfile {
     }
   },
 
-  /**
-   * At least a hundred faults of every kind, a PostgreSQL failover among them, for the figures in
-   * docs/chaos-runs.md.
-   */
+  /** At least a hundred faults of every kind, for the figures in docs/chaos-runs.md. */
   LONG {
     @Override
     void applyTo(ChaosCommand command, CommandLine.ParseResult given) {
@@ -45,9 +42,6 @@ enum RunProfile {
       }
       if (absent(given, "--postgres-failover-every")) {
         command.postgresFailoverEvery = Duration.ofSeconds(LONG_INFRASTRUCTURE_EVERY_SECONDS);
-      }
-      if (absent(given, "--faults")) {
-        command.faults = FaultOptions.LONG_KINDS;
       }
       if (absent(given, "--network-faults")) {
         command.networkFaults = "latency,reset,blackhole";

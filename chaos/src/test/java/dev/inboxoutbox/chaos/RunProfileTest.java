@@ -16,14 +16,8 @@ class RunProfileTest {
     assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(30));
     assertThat(command.brokerKillEvery).isEqualTo(Duration.ofSeconds(30));
     assertThat(command.networkFaults).isEqualTo("latency,reset,blackhole");
-    assertThat(command.faults).isEqualTo(FaultOptions.LONG_KINDS).contains("postgres-failover");
+    assertThat(command.faults).as("the default kinds").isNull();
     assertThat(command.postgresFailoverEvery).isEqualTo(Duration.ofSeconds(30));
-  }
-
-  @Test
-  void theLongProfileKeepsTheFaultsTheCommandLineChose() {
-    ChaosCommand command = parsed(RunProfile.LONG, "--long", "--faults", "process-kill");
-    assertThat(command.faults).isEqualTo("process-kill");
   }
 
   @Test
