@@ -23,8 +23,7 @@ final class FailoverReadiness {
       """
       SELECT current_setting('server_version_num')::int AS version,
              current_setting('server_version') AS version_name,
-             CASE WHEN current_setting('server_version_num')::int >= 170000
-                  THEN current_setting('synchronized_standby_slots') END AS standby_slots,
+             current_setting('synchronized_standby_slots', true) AS standby_slots,
              (SELECT to_jsonb(s) ->> 'failover' FROM pg_replication_slots s
                WHERE s.slot_name = ?) AS slot_failover,
              EXISTS (SELECT 1 FROM pg_stat_replication)

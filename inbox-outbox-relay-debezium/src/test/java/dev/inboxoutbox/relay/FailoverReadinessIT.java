@@ -1,0 +1,62 @@
+package dev.inboxoutbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.ReplicatedPostgresServer;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+
+class FailoverReadinessIT {
+
+  private static final String SLOT = "iox_readiness";
+
+  @Test
+  void aServerThatStreamsToNoStandbyHasNothingToLoseInAFailover() throws SQLException {
+    try (Database database = DevStack.shared().postgres().createDatabase();
+        Connection connection = database.connect()) {
+      assertThat(new FailoverReadiness(SLOT).risks(connection)).isEmpty();
+    }
+  }
+
+  @Test
+  void aPlainSlotAndUnguardedLogicalChangesAreNamedOnAPrimaryWithAStandby() throws SQLException {
+    try (ReplicatedPostgresServer pair =
+            ReplicatedPostgresServer.start(DevStackSettings.fromEnvironment());
+        Database database = pair.createDatabase();
+        Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      FailoverReadiness readiness = new FailoverReadiness(SLOT);
+      assertThat(readiness.risks(connection)).as("the pair's own set-up").isEmpty();
+
+      statement.execute("SELECT pg_create_logical_replication_slot('" + SLOT + "', 'pgoutput')");
+      assertThat(readiness.risks(connection))
+          .singleElement(InstanceOfAssertFactories.STRING)
+          .contains("slot " + SLOT + " is not a failover slot");
+
+      statement.execute("ALTER SYSTEM SET synchronized_standby_slots = ''");
+      statement.execute("SELECT pg_reload_conf()");
+      // The postmaster rereads the configuration after pg_reload_conf returns; new sessions then
+      // see it.
+      await("sessions see the reloaded setting")
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                try (Connection fresh = database.connect()) {
+                  assertThat(readiness.risks(fresh))
+                      .hasSize(2)
+                      .anySatisfy(
+                          risk -> assertThat(risk).contains("synchronized_standby_slots is empty"));
+                }
+              });
+      statement.execute("SELECT pg_drop_replication_slot('" + SLOT + "')");
+    }
+  }
+}
