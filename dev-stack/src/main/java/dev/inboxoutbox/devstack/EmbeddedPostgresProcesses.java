@@ -1,6 +1,5 @@
 package dev.inboxoutbox.devstack;
 
-import io.zonky.test.db.postgres.util.LinuxUtils;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,8 +13,7 @@ import java.util.Optional;
  * Kills and restarts the embedded server's processes. The postmaster's PID is the first line of
  * {@code postmaster.pid} in the data directory; its binary tells where {@code pg_ctl} is. A restart
  * is {@code pg_ctl restart}, which starts a server whose PID file is stale with the command line
- * the first start recorded in {@code postmaster.opts}: same port, same settings. As zonky does, it
- * runs in a new user namespace when this JVM is root, since PostgreSQL refuses to run as root.
+ * the first start recorded in {@code postmaster.opts}: same port, same settings ({@link PgCtl}).
  */
 final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
 
@@ -56,13 +54,9 @@ final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
     if (pgCtl == null) {
       throw new IllegalStateException("start() restarts a server kill() stopped; none was killed");
     }
-    List<String> command = new ArrayList<>();
-    if (LinuxUtils.isUnshareAvailable()) {
-      command.addAll(List.of("unshare", "-U"));
-    }
-    command.addAll(
+    PgCtl.run(
+        pgCtl,
         List.of(
-            pgCtl.toString(),
             "restart",
             "-D",
             dataDirectory.toString(),
@@ -70,25 +64,9 @@ final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
             "immediate",
             "-w",
             "-t",
-            String.valueOf(START_TIMEOUT_SECONDS)));
-    Path log = dataDirectory.resolveSibling(dataDirectory.getFileName() + "-restarts.log");
-    try {
-      Process pgCtlRun =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
-      int exit = pgCtlRun.waitFor();
-      if (exit != 0) {
-        throw new DevStackException(
-            "pg_ctl restart exited with " + exit + " for " + dataDirectory + "; see " + log);
-      }
-    } catch (IOException e) {
-      throw new DevStackException("cannot run " + pgCtl, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DevStackException("interrupted while PostgreSQL was starting", e);
-    }
+            String.valueOf(START_TIMEOUT_SECONDS)),
+        dataDirectory.resolveSibling(dataDirectory.getFileName() + "-restarts.log"),
+        dataDirectory.toString());
   }
 
   /** The directory of the binaries that run the server on {@code dataDirectory}. */

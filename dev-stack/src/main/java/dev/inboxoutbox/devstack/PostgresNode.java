@@ -1,21 +1,17 @@
 package dev.inboxoutbox.devstack;
 
-import io.zonky.test.db.postgres.util.LinuxUtils;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * One PostgreSQL server of a replicated pair: a data directory, a port and the binaries that run
- * it. Started and stopped with {@code pg_ctl} (in a new user namespace when this JVM is root, as
- * zonky does, since PostgreSQL refuses to run as root); killed as {@link EmbeddedPostgresProcesses}
- * kills the single embedded server.
+ * it. Started and stopped with {@link PgCtl}; killed as {@link EmbeddedPostgresProcesses} kills the
+ * single embedded server.
  */
 final class PostgresNode {
 
@@ -89,37 +85,11 @@ final class PostgresNode {
   }
 
   private void pgCtl(List<String> arguments) {
-    List<String> command = new ArrayList<>();
-    if (LinuxUtils.isUnshareAvailable()) {
-      command.addAll(List.of("unshare", "-U"));
-    }
-    command.add(binaries.resolve("pg_ctl").toString());
-    command.addAll(arguments);
-    Path log = dataDirectory.resolveSibling(dataDirectory.getFileName() + "-pg_ctl.log");
-    try {
-      Process run =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
-      int exit = run.waitFor();
-      if (exit != 0) {
-        throw new DevStackException(
-            "pg_ctl "
-                + arguments.get(0)
-                + " exited with "
-                + exit
-                + " for "
-                + name
-                + "; see "
-                + log);
-      }
-    } catch (IOException e) {
-      throw new DevStackException("cannot run pg_ctl for " + name, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DevStackException("interrupted running pg_ctl for " + name, e);
-    }
+    PgCtl.run(
+        binaries.resolve("pg_ctl"),
+        arguments,
+        dataDirectory.resolveSibling(dataDirectory.getFileName() + "-pg_ctl.log"),
+        name);
   }
 
   /** Its name and where it listens, for logs. */
