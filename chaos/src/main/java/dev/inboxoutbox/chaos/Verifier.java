@@ -168,8 +168,8 @@ final class Verifier {
             "SELECT id::text FROM outbox WHERE type IN ('PaymentCaptured', 'PaymentFailed')");
     Set<String> applied =
         strings(orders, "SELECT idempotency_key FROM inbox WHERE operation = 'order-payments'");
-    long requestsLost = requested.stream().filter(id -> !received.contains(id)).count();
-    long resultsLost = results.stream().filter(id -> !applied.contains(id)).count();
+    long requestsLost = missing(requested, received);
+    long resultsLost = missing(results, applied);
     return Invariant.of(
         "every outbox event delivered",
         requested.size() + results.size(),
@@ -200,9 +200,9 @@ final class Verifier {
         strings(payments, "SELECT idempotency_key FROM inbox WHERE operation = 'payment-charger'");
     Set<String> resultsApplied =
         strings(orders, "SELECT idempotency_key FROM inbox WHERE operation = 'order-payments'");
-    long phantomRequests = requestsApplied.stream().filter(id -> !requested.contains(id)).count();
-    long phantomCharges = chargesApplied.stream().filter(id -> !charges.contains(id)).count();
-    long phantomResults = resultsApplied.stream().filter(id -> !results.contains(id)).count();
+    long phantomRequests = missing(requestsApplied, requested);
+    long phantomCharges = missing(chargesApplied, charges);
+    long phantomResults = missing(resultsApplied, results);
     return Invariant.of(
         "no phantom event",
         requestsApplied.size() + chargesApplied.size() + resultsApplied.size(),
@@ -213,6 +213,11 @@ final class Verifier {
             + " charges, "
             + phantomResults
             + " payment results applied without their outbox row");
+  }
+
+  /** How many of {@code ids} {@code in} lacks. */
+  private static long missing(Set<String> ids, Set<String> in) {
+    return ids.stream().filter(id -> !in.contains(id)).count();
   }
 
   private Invariant deadLettered(LoadProducer.Sent sent) {
