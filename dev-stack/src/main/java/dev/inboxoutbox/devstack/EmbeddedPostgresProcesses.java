@@ -34,7 +34,10 @@ final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
             .orElseThrow(() -> new DevStackException("no running PostgreSQL in " + dataDirectory));
     pgCtl = binaries(postmaster).resolve("pg_ctl");
     // Backends are listed first: once the postmaster is gone they exit on their own, and a
-    // backend that outlived it would keep the old shared memory and block the next start.
+    // backend that outlived it would keep the old shared memory and block the next start. The
+    // postmaster is stopped (SIGSTOP) before the listing, so that no backend it forks in between
+    // escapes the list ("pre-existing shared memory block is still in use" on the restart).
+    freeze(postmaster);
     List<ProcessHandle> all = new ArrayList<>(postmaster.descendants().toList());
     postmaster.destroyForcibly();
     all.forEach(ProcessHandle::destroyForcibly);
@@ -67,6 +70,23 @@ final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
             String.valueOf(START_TIMEOUT_SECONDS)),
         dataDirectory.resolveSibling(dataDirectory.getFileName() + "-restarts.log"),
         dataDirectory.toString());
+  }
+
+  private static void freeze(ProcessHandle postmaster) {
+    try {
+      Process stop =
+          new ProcessBuilder("kill", "-STOP", String.valueOf(postmaster.pid()))
+              .redirectErrorStream(true)
+              .start();
+      if (stop.waitFor() != 0) {
+        throw new DevStackException("cannot stop postmaster " + postmaster.pid() + " to kill it");
+      }
+    } catch (IOException e) {
+      throw new DevStackException("cannot run kill -STOP", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DevStackException("interrupted stopping postmaster " + postmaster.pid(), e);
+    }
   }
 
   /** The directory of the binaries that run the server on {@code dataDirectory}. */
