@@ -77,9 +77,14 @@ final class PostgresNode {
     new EmbeddedPostgresProcesses(dataDirectory).kill();
   }
 
+  /** Whether a postmaster runs on its data directory (or died without removing its pid file). */
+  boolean running() {
+    return Files.exists(dataDirectory.resolve("postmaster.pid"));
+  }
+
   /** A fast shutdown, for closing the pair; nothing when the server is not running. */
   void stop() {
-    if (Files.exists(dataDirectory.resolve("postmaster.pid"))) {
+    if (running()) {
       pgCtl(List.of("stop", "-D", dataDirectory.toString(), "-m", "immediate", "-w"));
     }
   }

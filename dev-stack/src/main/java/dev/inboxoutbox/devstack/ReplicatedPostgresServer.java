@@ -253,18 +253,21 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
         failure = failure == null ? new DevStackException("cannot close the pair", e) : failure;
       }
     }
+    if (nodes[0].running()) {
+      // zonky stops the first node (whichever role it has now) and releases its lock; on a node
+      // that is down, its pg_ctl fails and it logs the failure with a stack trace.
+      try {
+        first.close();
+      } catch (IOException | RuntimeException e) {
+        failure = failure == null ? new DevStackException("cannot stop " + nodes[0], e) : failure;
+      }
+    }
     for (PostgresNode node : nodes) {
       try {
         node.stop();
       } catch (RuntimeException e) {
         failure = failure == null ? e : failure;
       }
-    }
-    try {
-      first.close();
-    } catch (IOException | RuntimeException e) {
-      // zonky stops its server with pg_ctl, which fails once the node was stopped above or
-      // killed by a failover; its data directory is removed below either way.
     }
     for (PostgresNode node : nodes) {
       try {
