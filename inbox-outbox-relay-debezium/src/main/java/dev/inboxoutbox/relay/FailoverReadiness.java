@@ -16,6 +16,10 @@ import java.util.List;
  * standbys that run {@code sync_replication_slots}, and a primary with {@code
  * synchronized_standby_slots} sends logical changes only once those standbys have the WAL: without
  * it the relay can publish an event whose transaction the promoted standby never received.
+ *
+ * <p>A standby's copy of a failover slot survives a promotion only once the primary's slot has
+ * moved past what the standby reserved for it, and the slot moves only at logged snapshots of the
+ * running transactions (see {@link StandbySnapshots}); a relay that may not log them says so.
  */
 final class FailoverReadiness {
 
@@ -28,7 +32,10 @@ final class FailoverReadiness {
                WHERE s.slot_name = ?) AS slot_failover,
              EXISTS (SELECT 1 FROM pg_stat_replication)
                OR EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_type = 'physical')
-               AS has_standby
+               AS has_standby,
+             CASE WHEN to_regprocedure('pg_log_standby_snapshot()') IS NULL THEN false
+                  ELSE has_function_privilege('pg_log_standby_snapshot()', 'EXECUTE')
+             END AS may_log_snapshots
       """;
 
   private final String slotName;
@@ -38,18 +45,18 @@ final class FailoverReadiness {
   }
 
   /**
-   * What a failover would lose or publish wrongly; empty when the set-up carries the slot over, and
-   * on a server that streams to no standby (nothing to fail over to, or replication below
-   * PostgreSQL, as managed databases that replicate their storage do).
+   * What a failover would lose or publish wrongly, and whether the relay should log snapshots of
+   * the running transactions. No risks on a server that streams to no standby (nothing to fail over
+   * to, or replication below PostgreSQL, as managed databases that replicate their storage do).
    */
-  List<String> risks(Connection connection) throws SQLException {
+  Assessment assess(Connection connection) throws SQLException {
     try (PreparedStatement check = connection.prepareStatement(CHECK_SQL)) {
       check.setString(1, slotName);
       try (ResultSet row = check.executeQuery()) {
         row.next();
         List<String> risks = new ArrayList<>();
         if (!row.getBoolean("has_standby")) {
-          return risks;
+          return new Assessment(risks, false);
         }
         if (row.getInt("version") < 170000) {
           risks.add(
@@ -60,9 +67,10 @@ final class FailoverReadiness {
                   + " on the primary only: after a failover the promoted standby has no slot, and"
                   + " outbox rows written before a new one exists are never relayed (PostgreSQL 17"
                   + " carries failover slots over)");
-          return risks;
+          return new Assessment(risks, false);
         }
-        if ("false".equals(row.getString("slot_failover"))) {
+        boolean failoverSlot = !"false".equals(row.getString("slot_failover"));
+        if (!failoverSlot) {
           risks.add(
               "slot "
                   + slotName
@@ -80,8 +88,29 @@ final class FailoverReadiness {
                   + " events whose transactions the promoted standby never received; set it to the"
                   + " standbys' physical slots");
         }
-        return risks;
+        boolean mayLogSnapshots = row.getBoolean("may_log_snapshots");
+        if (failoverSlot && !mayLogSnapshots) {
+          risks.add(
+              "the relay may not log snapshots of the running transactions, so after a failover"
+                  + " or a restart a standby's copy of slot "
+                  + slotName
+                  + " can take minutes to survive a promotion, and a failover meanwhile loses the"
+                  + " slot; GRANT EXECUTE ON FUNCTION pg_log_standby_snapshot() TO <the relay's"
+                  + " role>");
+        }
+        return new Assessment(risks, failoverSlot && mayLogSnapshots);
       }
+    }
+  }
+
+  /**
+   * @param risks what a failover would cost, as a DBA's fix where there is one
+   * @param logStandbySnapshots whether the relay keeps the standbys' copies of its slot current by
+   *     logging snapshots of the running transactions
+   */
+  record Assessment(List<String> risks, boolean logStandbySnapshots) {
+    Assessment {
+      risks = List.copyOf(risks);
     }
   }
 }

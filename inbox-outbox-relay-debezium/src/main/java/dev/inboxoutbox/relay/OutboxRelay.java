@@ -226,11 +226,13 @@ public final class OutboxRelay implements AutoCloseable {
           settings.slotName(),
           heartbeatProblems);
     }
-    List<String> risks = new FailoverReadiness(settings.slotName()).risks(lock);
-    failoverRisks.set(risks);
-    if (!risks.isEmpty()) {
-      log.warn("a failover of the relay's database would cost events: {}", risks);
+    FailoverReadiness.Assessment failover = new FailoverReadiness(settings.slotName()).assess(lock);
+    failoverRisks.set(failover.risks());
+    if (!failover.risks().isEmpty()) {
+      log.warn("a failover of the relay's database would cost events: {}", failover.risks());
     }
+    StandbySnapshots standbySnapshots = new StandbySnapshots(failover.logStandbySnapshots());
+    boolean slotExists = slotExists(lock);
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
         Connection session = settings.markPublished() ? stampingConnection() : connect()) {
@@ -244,7 +246,7 @@ public final class OutboxRelay implements AutoCloseable {
               this::acknowledged);
       DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
           DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-              .using(engineProperties())
+              .using(engineProperties(slotExists))
               .notifying(publisher)
               .using(
                   (success, message, error) -> {
@@ -266,7 +268,7 @@ public final class OutboxRelay implements AutoCloseable {
       engineThread.execute(engine);
       Exception noticed = null;
       try {
-        awaitEngine(engineDone, lock);
+        awaitEngine(engineDone, lock, standbySnapshots);
       } catch (Exception e) {
         noticed = e;
       }
@@ -286,7 +288,9 @@ public final class OutboxRelay implements AutoCloseable {
    * Returns when the relay closes or the engine failed (its failure is in {@code engineDone});
    * throws when the leader lost its lock session or the engine stopped although nobody asked it to.
    */
-  private void awaitEngine(CompletableFuture<Void> engineDone, Connection lock) throws Exception {
+  private void awaitEngine(
+      CompletableFuture<Void> engineDone, Connection lock, StandbySnapshots standbySnapshots)
+      throws Exception {
     long checkMillis = settings.leadershipCheckInterval().toMillis();
     while (true) {
       try {
@@ -304,6 +308,7 @@ public final class OutboxRelay implements AutoCloseable {
         if (!lock.isValid((int) Math.max(1, settings.leadershipCheckInterval().toSeconds()))) {
           throw new RelayException("lost the leadership lock session; stepping down");
         }
+        standbySnapshots.logWhenDue(lock);
       }
     }
   }
@@ -379,8 +384,20 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
+  private boolean slotExists(Connection lock) throws SQLException {
+    try (PreparedStatement statement =
+        lock.prepareStatement(
+            "SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = ?)")) {
+      statement.setString(1, settings.slotName());
+      try (ResultSet row = statement.executeQuery()) {
+        row.next();
+        return row.getBoolean(1);
+      }
+    }
+  }
+
   /** Package-private for RelaySettingsTest. */
-  Properties engineProperties() {
+  Properties engineProperties(boolean slotExists) {
     Properties p = new Properties();
     p.setProperty("name", "iox-outbox-relay-" + settings.slotName());
     // Debezium's connector with resume positions a restart cannot mistake for a row of another
@@ -402,6 +419,14 @@ public final class OutboxRelay implements AutoCloseable {
     // (sync_replication_slots) and the relay continues on a promoted standby; older servers and
     // standbys get a plain slot (FailoverReadiness says what that costs).
     p.setProperty("slot.failover", "true");
+    if (slotExists) {
+      // The slot is confirmed only past what was published and stored, so a slot ahead of the
+      // stored position is the truth: after a failover to an asynchronous standby the newest stored
+      // offsets can be lost while the standby's copy of the slot, synced up to the WAL the standby
+      // has, is ahead of them. Debezium would refuse that start ("no longer available"). A missing
+      // slot keeps Debezium's check: a new slot over stored offsets would skip events silently.
+      p.setProperty("offset.mismatch.strategy", "trust_slot");
+    }
     p.setProperty("table.include.list", settings.outboxTable());
     // Only rows inserted from now on are events; the relay never re-reads the table.
     p.setProperty("snapshot.mode", "no_data");

@@ -22,7 +22,9 @@ class FailoverReadinessIT {
   void aServerThatStreamsToNoStandbyHasNothingToLoseInAFailover() throws SQLException {
     try (Database database = DevStack.shared().postgres().createDatabase();
         Connection connection = database.connect()) {
-      assertThat(new FailoverReadiness(SLOT).risks(connection)).isEmpty();
+      FailoverReadiness.Assessment assessment = new FailoverReadiness(SLOT).assess(connection);
+      assertThat(assessment.risks()).isEmpty();
+      assertThat(assessment.logStandbySnapshots()).as("no standby to keep current").isFalse();
     }
   }
 
@@ -34,10 +36,12 @@ class FailoverReadinessIT {
         Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
       FailoverReadiness readiness = new FailoverReadiness(SLOT);
-      assertThat(readiness.risks(connection)).as("the pair's own set-up").isEmpty();
+      FailoverReadiness.Assessment own = readiness.assess(connection);
+      assertThat(own.risks()).as("the pair's own set-up").isEmpty();
+      assertThat(own.logStandbySnapshots()).as("a failover slot's copies kept current").isTrue();
 
       statement.execute("SELECT pg_create_logical_replication_slot('" + SLOT + "', 'pgoutput')");
-      assertThat(readiness.risks(connection))
+      assertThat(readiness.assess(connection).risks())
           .singleElement(InstanceOfAssertFactories.STRING)
           .contains("slot " + SLOT + " is not a failover slot");
 
@@ -50,13 +54,32 @@ class FailoverReadinessIT {
           .untilAsserted(
               () -> {
                 try (Connection fresh = database.connect()) {
-                  assertThat(readiness.risks(fresh))
+                  assertThat(readiness.assess(fresh).risks())
                       .hasSize(2)
                       .anySatisfy(
                           risk -> assertThat(risk).contains("synchronized_standby_slots is empty"));
                 }
               });
       statement.execute("SELECT pg_drop_replication_slot('" + SLOT + "')");
+    }
+  }
+
+  @Test
+  void aRelayRoleThatMayNotLogStandbySnapshotsIsNamedWithTheGrant() throws SQLException {
+    try (ReplicatedPostgresServer pair =
+            ReplicatedPostgresServer.start(DevStackSettings.fromEnvironment());
+        Database database = pair.createDatabase();
+        Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE ROLE iox_relay_without_grant");
+      statement.execute("SET ROLE iox_relay_without_grant");
+
+      FailoverReadiness.Assessment assessment = new FailoverReadiness(SLOT).assess(connection);
+
+      assertThat(assessment.logStandbySnapshots()).isFalse();
+      assertThat(assessment.risks())
+          .singleElement(InstanceOfAssertFactories.STRING)
+          .contains("GRANT EXECUTE ON FUNCTION pg_log_standby_snapshot()");
     }
   }
 }

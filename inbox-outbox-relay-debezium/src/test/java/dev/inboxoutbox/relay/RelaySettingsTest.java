@@ -17,9 +17,21 @@ class RelaySettingsTest {
   }
 
   private static Properties engineProperties(RelaySettings settings) {
+    return engineProperties(settings, true);
+  }
+
+  private static Properties engineProperties(RelaySettings settings, boolean slotExists) {
     try (OutboxRelay relay = new OutboxRelay(settings)) {
-      return relay.engineProperties();
+      return relay.engineProperties(slotExists);
     }
+  }
+
+  @Test
+  void anExistingSlotIsTrustedOverOlderStoredOffsetsAndAMissingOneIsNot() {
+    assertThat(engineProperties(required().build(), true))
+        .containsEntry("offset.mismatch.strategy", "trust_slot");
+    assertThat(engineProperties(required().build(), false))
+        .doesNotContainKey("offset.mismatch.strategy");
   }
 
   @Test
