@@ -170,8 +170,8 @@ final class ChaosCommand implements Callable<Integer> {
       description =
           "Fault kinds to inject, comma-separated, from: process-kill, crash-point, postgres-crash,"
               + " postgres-failover, broker-kill (default: all but postgres-failover; with --quick"
-              + " without broker-kill). postgres-failover runs PostgreSQL as a primary with a"
-              + " synchronous standby.")
+              + " without broker-kill; with --long all). postgres-failover runs PostgreSQL as a"
+              + " primary with a synchronous standby.")
   String faults;
 
   @Option(
@@ -192,8 +192,8 @@ final class ChaosCommand implements Callable<Integer> {
               + RunProfile.LONG_ORDERS
               + " orders, --min-kills "
               + RunProfile.LONG_MIN_KILLS
-              + " (the kill phase ends after 10 minutes), a PostgreSQL crash, a broker kill (and,"
-              + " when chosen, a failover) about every "
+              + " (the kill phase ends after 10 minutes), every fault kind, a PostgreSQL crash, a"
+              + " failover and a broker kill about every "
               + RunProfile.LONG_INFRASTRUCTURE_EVERY_SECONDS
               + " s, every network fault in turn; options given explicitly win.")
   boolean longRun;

@@ -28,9 +28,9 @@ record FaultOptions(
     boolean unsafeFailover) {
 
   /**
-   * The default run's faults ({@code --quick} drops broker-kill). postgres-failover is chosen
-   * explicitly: a failover before the relays' slots have lasting copies on the standby loses them,
-   * and the relay does not recover from that yet (docs/chaos.md).
+   * The default run's faults ({@code --quick} drops broker-kill). postgres-failover comes with
+   * {@code --long} or when chosen: it runs PostgreSQL as a pair with a synchronous standby, whose
+   * commits cost a round trip more and whose failovers wait for the relays' slots.
    */
   static final String DEFAULT_KINDS = "process-kill,crash-point,postgres-crash,broker-kill";
 

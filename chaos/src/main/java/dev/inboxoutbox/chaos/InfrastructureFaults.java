@@ -24,8 +24,12 @@ final class InfrastructureFaults implements AutoCloseable {
 
   private static final Duration BROKER_START_TIMEOUT = Duration.ofMinutes(5);
 
-  /** How long a failover waits for the relays' slots to be synchronized to the standby. */
-  private static final Duration FAILOVER_READY_PATIENCE = Duration.ofSeconds(60);
+  /**
+   * How long a failover waits for the relays' slots to be synchronized to the standby: right after
+   * the previous failover the promoted slots move only at snapshots of the running transactions
+   * that find no decoded transaction open (relay-embedded.md#failover).
+   */
+  private static final Duration FAILOVER_READY_PATIENCE = Duration.ofSeconds(120);
 
   /** How long the negative control holds replication back before a failover. */
   private static final Duration UNSAFE_HOLD = Duration.ofSeconds(3);

@@ -40,6 +40,9 @@ enum RunProfile {
       if (absent(given, "--broker-kill-every")) {
         command.brokerKillEvery = Duration.ofSeconds(LONG_INFRASTRUCTURE_EVERY_SECONDS);
       }
+      if (absent(given, "--faults")) {
+        command.faults = LONG_KINDS;
+      }
       if (absent(given, "--postgres-failover-every")) {
         command.postgresFailoverEvery = Duration.ofSeconds(LONG_INFRASTRUCTURE_EVERY_SECONDS);
       }
@@ -57,6 +60,7 @@ enum RunProfile {
   static final int LONG_ORDERS = 20_000;
   static final int LONG_MIN_KILLS = 100;
   static final int LONG_INFRASTRUCTURE_EVERY_SECONDS = 30;
+  static final String LONG_KINDS = FaultOptions.DEFAULT_KINDS + ",postgres-failover";
 
   abstract void applyTo(ChaosCommand command, CommandLine.ParseResult given);
 

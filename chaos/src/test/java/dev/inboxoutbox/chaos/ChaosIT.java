@@ -20,15 +20,15 @@ class ChaosIT {
       Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
 
   @Test
-  void aShortChaosRunWithKillsADatabaseCrashABrokerKillAndNetworkLatencyPassesEveryInvariant()
+  void aShortChaosRunWithKillsACrashAFailoverABrokerKillAndNetworkLatencyPassesEveryInvariant()
       throws Exception {
     FaultOptions everyKind =
         new FaultOptions(
-            FaultOptions.parseKinds(FaultOptions.DEFAULT_KINDS),
+            FaultOptions.parseKinds(RunProfile.LONG_KINDS),
             KafkaCluster.BROKERS,
             Duration.ofSeconds(12),
             Duration.ofSeconds(3),
-            FaultOptions.DEFAULT_POSTGRES_FAILOVER_EVERY,
+            Duration.ofSeconds(12),
             Duration.ofSeconds(12),
             Duration.ofSeconds(3),
             false);
@@ -47,7 +47,37 @@ class ChaosIT {
         .contains("PostgreSQL up again")
         .containsPattern("no phantom event\\s+PASS")
         .containsPattern("Kafka broker \\d \\(leader of the busiest partitions\\) SIGKILLed")
-        .containsPattern("faults \\{.*postgres-crash=\\d+.*broker-kill=\\d+");
+        .containsPattern("faults \\{.*postgres-crash=\\d+.*broker-kill=\\d+")
+        .contains("PostgreSQL failed over")
+        .doesNotContain("failing over anyway");
+  }
+
+  /**
+   * The failover's control: an asynchronous standby whose replication is held back while the
+   * services commit, then promoted. What the old primary alone acknowledged is gone, while Kafka
+   * offsets and events past it were committed; the verifier must report the lost effects.
+   */
+  @Test
+  void theFailoverControlWithAnAsynchronousStandbyFailsTheVerifier() throws Exception {
+    FaultOptions unsafeFailover =
+        new FaultOptions(
+            FaultOptions.parseKinds("postgres-failover"),
+            1,
+            Duration.ofSeconds(12),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(8),
+            Duration.ofSeconds(12),
+            Duration.ofSeconds(3),
+            true);
+    Run run = run(options(true, 11, Duration.ofSeconds(90)), unsafeFailover);
+    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.output)
+        .contains("replication to the standby held")
+        .contains("PostgreSQL failed over")
+        .containsPattern(
+            "(one order per distinct accepted key|every outbox event delivered"
+                + "|every placed order paid or failed"
+                + " \\(nothing lost downstream\\)|no phantom event)\\s+FAIL");
   }
 
   @Test

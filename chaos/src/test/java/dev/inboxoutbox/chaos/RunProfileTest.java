@@ -16,8 +16,21 @@ class RunProfileTest {
     assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(30));
     assertThat(command.brokerKillEvery).isEqualTo(Duration.ofSeconds(30));
     assertThat(command.networkFaults).isEqualTo("latency,reset,blackhole");
-    assertThat(command.faults).as("the default kinds").isNull();
+    assertThat(FaultOptions.parseKinds(command.faults))
+        .as("every kind --faults chooses, the failover too")
+        .containsExactlyInAnyOrder(
+            FaultLog.Kind.PROCESS_KILL,
+            FaultLog.Kind.CRASH_POINT,
+            FaultLog.Kind.POSTGRES_CRASH,
+            FaultLog.Kind.POSTGRES_FAILOVER,
+            FaultLog.Kind.BROKER_KILL);
     assertThat(command.postgresFailoverEvery).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void theLongProfileKeepsTheKindsChosen() {
+    ChaosCommand command = parsed(RunProfile.LONG, "--long", "--faults", "process-kill");
+    assertThat(command.faults).isEqualTo("process-kill");
   }
 
   @Test
