@@ -69,7 +69,7 @@ class ChaosIT {
             Duration.ofSeconds(12),
             Duration.ofSeconds(3),
             true);
-    Run run = run(options(true, 11, Duration.ofSeconds(90)), unsafeFailover);
+    Run run = run(options(true, 11, Duration.ofSeconds(45)), unsafeFailover);
     assertThat(run.passed).as(run.output).isFalse();
     assertThat(run.output)
         .contains("replication to the standby held")
