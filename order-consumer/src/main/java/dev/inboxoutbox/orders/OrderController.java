@@ -49,7 +49,10 @@ class OrderController {
     this.json = json;
   }
 
-  @PostMapping(path = "/orders", produces = MediaType.APPLICATION_JSON_VALUE)
+  @PostMapping(
+      path = "/orders",
+      consumes = MediaType.APPLICATION_JSON_VALUE,
+      produces = MediaType.APPLICATION_JSON_VALUE)
   @IdempotentEndpoint(operation = OrderConsumerApplication.COMMANDS_OPERATION)
   ResponseEntity<String> place(IdempotencyKey key, @RequestBody byte[] body) {
     JsonNode command = ClaimRequest.parseJson(body);

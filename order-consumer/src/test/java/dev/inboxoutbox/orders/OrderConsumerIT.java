@@ -337,6 +337,45 @@ class OrderConsumerIT {
   }
 
   @Test
+  void aBodyWithoutAJsonContentTypeIsRefusedWith415AsAProblemAndPlacesNothing() throws Exception {
+    String unlabelled = UUID.randomUUID().toString();
+    String text = UUID.randomUUID().toString();
+    HttpResponse<String> withoutType =
+        http.send(
+            HttpRequest.newBuilder(base.resolve("/orders"))
+                .header("Idempotency-Key", unlabelled)
+                .POST(HttpRequest.BodyPublishers.ofString(place("untyped", "SKU-04", 1)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> plainText =
+        http.send(
+            HttpRequest.newBuilder(base.resolve("/orders"))
+                .header("Idempotency-Key", text)
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString(place("untyped", "SKU-04", 1)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    for (HttpResponse<String> refused : List.of(withoutType, plainText)) {
+      assertThat(refused.statusCode()).as(refused.body()).isEqualTo(415);
+      assertThat(refused.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+      assertThat(refused.headers().firstValue("Accept"))
+          .hasValueSatisfying(type -> assertThat(type).contains("application/json"));
+    }
+    assertThat(count("SELECT count(*) FROM orders WHERE customer_id = 'untyped'")).isZero();
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox WHERE idempotency_key IN ('"
+                    + unlabelled
+                    + "', '"
+                    + text
+                    + "')"))
+        .as("no key claimed")
+        .isZero();
+  }
+
+  @Test
   void healthDetailsAreHiddenFromAnAnonymousCaller() throws Exception {
     HttpResponse<String> health =
         http.send(
