@@ -13,14 +13,21 @@ import dev.inboxoutbox.inbox.Scope;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.HttpMessageConverter;
+import org.springframework.http.converter.HttpMessageNotWritableException;
+import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -87,10 +94,11 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
     try {
       key = IdempotencyKey.fromHttpHeader(request.getHeader(properties.keyHeader()));
     } catch (InvalidKeyException invalid) {
-      IdempotencyProblem.INVALID_KEY.write(
+      answer(
           response,
-          properties.keyHeader() + " header: " + invalid.getMessage(),
-          Map.of("reason", invalid.reason().name()));
+          IdempotencyProblem.INVALID_KEY.describe(
+              properties.keyHeader() + " header: " + invalid.getMessage(),
+              Map.of("reason", invalid.reason().name())));
       return null;
     }
     byte[] body = request.getInputStream().readAllBytes();
@@ -98,14 +106,14 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
     try {
       scope = scope(request, method.getMethodAnnotation(IdempotentEndpoint.class));
     } catch (IllegalArgumentException invalid) {
-      IdempotencyProblem.INVALID_SCOPE.write(response, invalid.getMessage(), Map.of());
+      answer(response, IdempotencyProblem.INVALID_SCOPE.describe(invalid.getMessage(), Map.of()));
       return null;
     }
     ClaimRequest claim;
     try {
       claim = RequestFingerprint.claim(scope, key, request, body);
     } catch (InvalidPayloadException invalid) {
-      IdempotencyProblem.INVALID_BODY.write(response, invalid.getMessage(), Map.of());
+      answer(response, IdempotencyProblem.INVALID_BODY.describe(invalid.getMessage(), Map.of()));
       return null;
     }
     request.setAttribute(CLAIM_ATTRIBUTE, claim);
@@ -192,10 +200,10 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
 
   private void answerRepeat(ClaimResult result, HttpServletResponse response) throws IOException {
     if (result instanceof ClaimResult.Conflict) {
-      IdempotencyProblem.KEY_REUSED.write(
+      answer(
           response,
-          "this " + properties.keyHeader() + " was used for a different request",
-          Map.of());
+          IdempotencyProblem.KEY_REUSED.describe(
+              "this " + properties.keyHeader() + " was used for a different request", Map.of()));
       return;
     }
     Entry original = ((ClaimResult.Duplicate) result).original();
@@ -211,28 +219,51 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
   private void inProgress(HttpServletResponse response) throws IOException {
     response.setHeader(
         "Retry-After", Long.toString(Math.max(1, properties.retryAfter().toSeconds())));
-    IdempotencyProblem.IN_PROGRESS.write(
+    answer(
         response,
-        "the first request with this " + properties.keyHeader() + " is still being processed",
-        Map.of());
+        IdempotencyProblem.IN_PROGRESS.describe(
+            "the first request with this " + properties.keyHeader() + " is still being processed",
+            Map.of()));
   }
 
   /**
    * Retention dropped the stored answer but kept the key: the request was handled, and is not run
    * again; the answer says so and how it ended.
    */
-  private static void prunedReplay(Entry original, HttpServletResponse response)
-      throws IOException {
-    byte[] body =
-        ("{\"replayed\":true,\"status\":\""
-                + original.status().name()
-                + "\",\"detail\":\"outcome body pruned by retention\"}")
-            .getBytes(StandardCharsets.UTF_8);
+  private void prunedReplay(Entry original, HttpServletResponse response) throws IOException {
     response.setHeader(StoredResponse.REPLAYED_HEADER, "true");
-    response.setStatus(200);
-    response.setContentType("application/json");
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("replayed", true);
+    body.put("status", original.status().name());
+    body.put("detail", "outcome body pruned by retention");
+    write(response, HttpStatus.OK, body, MediaType.APPLICATION_JSON);
+  }
+
+  private void answer(HttpServletResponse response, ProblemDetail problem) throws IOException {
+    write(
+        response,
+        HttpStatusCode.valueOf(problem.getStatus()),
+        problem,
+        MediaType.APPLICATION_PROBLEM_JSON);
+  }
+
+  /**
+   * Writes {@code body} with Spring MVC's message converters, so with the application's Jackson.
+   */
+  @SuppressWarnings("unchecked")
+  private void write(
+      HttpServletResponse response, HttpStatusCode status, Object body, MediaType type)
+      throws IOException {
+    ServletServerHttpResponse out = new ServletServerHttpResponse(response);
+    out.setStatusCode(status);
+    for (HttpMessageConverter<?> converter : invoker.getObject().getMessageConverters()) {
+      if (converter.canWrite(body.getClass(), type)) {
+        ((HttpMessageConverter<Object>) converter).write(body, type, out);
+        out.flush();
+        return;
+      }
+    }
+    throw new HttpMessageNotWritableException("no message converter writes " + type);
   }
 
   private Scope scope(HttpServletRequest request, IdempotentEndpoint endpoint) {
