@@ -9,8 +9,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * order-consumer: order commands from Kafka and {@code POST /orders}, both on one inbox scope;
- * payment results from payment-consumer. Runs against the dev stack when no datasource is set. Its
- * tables are migrated by Spring Boot's Flyway ({@code spring.flyway.*} in application.properties).
+ * payment results from payment-consumer. Needs {@code spring.datasource.*} and {@code
+ * spring.kafka.bootstrap-servers}; {@code OrderConsumerDevApplication} (test class path) runs it on
+ * the dev stack. Its tables are migrated by Spring Boot's Flyway ({@code spring.flyway.*} in
+ * application.properties).
  */
 @SpringBootApplication
 public class OrderConsumerApplication {

@@ -6,8 +6,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 /**
  * Payments for orders: turns {@code PaymentRequested} into one charge at the provider, verifies the
  * provider's webhooks and reports {@code PaymentCaptured} / {@code PaymentFailed} back, each effect
- * exactly once. Without {@code spring.datasource.url} it starts the dev stack (embedded PostgreSQL
- * and Kafka) itself, see {@code dev.inboxoutbox.devstack.spring.DevStackEnvironment}.
+ * exactly once. Needs {@code spring.datasource.*} and {@code spring.kafka.bootstrap-servers}; the
+ * test class path's development application runs it on the dev stack (docs/operations.md).
  */
 @SpringBootApplication
 public class PaymentConsumerApplication {
