@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -110,6 +111,24 @@ public final class BatchProcessor {
    */
   public void partitionsRevoked(Collection<TopicPartition> partitions) {
     stats.forget(partitions);
+  }
+
+  /**
+   * The listener to subscribe with (a Kafka consumer's or a listener container's): it calls {@link
+   * #partitionsRevoked} for partitions revoked or lost.
+   */
+  public ConsumerRebalanceListener rebalanceListener() {
+    return new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        partitionsRevoked(partitions);
+      }
+
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        // nothing to set up: new partitions start without failures
+      }
+    };
   }
 
   /**

@@ -16,7 +16,6 @@ import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -76,6 +75,9 @@ public final class IdempotentConsumer implements AutoCloseable {
   private volatile KafkaConsumer<String, byte[]> consumer;
   private volatile boolean closing;
   private Thread thread;
+
+  /** The thread running the loop, whether {@link #start()} made it or the caller lent it. */
+  private volatile Thread loopThread;
 
   private IdempotentConsumer(Builder b) {
     this.kafkaProperties = new HashMap<>(Objects.requireNonNull(b.kafka, "kafka properties"));
@@ -140,6 +142,7 @@ public final class IdempotentConsumer implements AutoCloseable {
 
   /** Runs the loop on the calling thread until {@link #close()}. */
   public void run() {
+    loopThread = Thread.currentThread();
     Map<String, Object> properties = new HashMap<>(kafkaProperties);
     properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -151,7 +154,7 @@ public final class IdempotentConsumer implements AutoCloseable {
       if (closing) {
         return;
       }
-      kafka.subscribe(topics, new ForgetRevoked());
+      kafka.subscribe(topics, processor.rebalanceListener());
       loop(kafka);
     } catch (WakeupException e) {
       if (!closing) {
@@ -229,7 +232,11 @@ public final class IdempotentConsumer implements AutoCloseable {
     return offsets;
   }
 
-  /** Stops polling after the current batch and waits for the loop to end. */
+  /**
+   * Stops polling after the current batch and waits for the loop to end, on whichever thread it
+   * runs; then closes the dead-letter producer, which the batch may still be using until then.
+   * Called from the loop's own thread (a handler), it cannot wait: the loop ends after the batch.
+   */
   @Override
   public void close() {
     closing = true;
@@ -237,11 +244,8 @@ public final class IdempotentConsumer implements AutoCloseable {
     if (current != null) {
       current.wakeup();
     }
-    Thread running;
-    synchronized (this) {
-      running = thread;
-    }
-    if (running != null) {
+    Thread running = loopThread;
+    if (running != null && running != Thread.currentThread()) {
       try {
         stopped.await();
       } catch (InterruptedException e) {
@@ -249,19 +253,6 @@ public final class IdempotentConsumer implements AutoCloseable {
       }
     }
     deadLetterProducer.close(Duration.ofSeconds(5));
-  }
-
-  /** A partition that moved to another member is no longer this one's failure to report. */
-  private final class ForgetRevoked implements ConsumerRebalanceListener {
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      processor.partitionsRevoked(partitions);
-    }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      // nothing to set up: new partitions start without failures
-    }
   }
 
   private static Duration min(Duration a, Duration b) {

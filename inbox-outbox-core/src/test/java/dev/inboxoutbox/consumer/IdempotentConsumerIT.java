@@ -30,6 +30,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
@@ -475,6 +481,52 @@ class IdempotentConsumerIT {
         .atMost(PATIENCE)
         .until(() -> consumer.stats().snapshot().records() >= 1);
     assertThat(Topics.assignorOf("group-" + topic)).isEqualTo("cooperative-sticky");
+  }
+
+  @Test
+  void closeWaitsForTheRunningBatchAlsoWhenTheCallerRunsTheLoop() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    MessageHandler held =
+        (message, context) -> {
+          entered.countDown();
+          release.await();
+          return placeOrder.handle(message, context);
+        };
+    IdempotentConsumer consumer =
+        IdempotentConsumer.builder()
+            .kafka(
+                Map.of(
+                    "bootstrap.servers",
+                    DevStack.shared().kafka().bootstrapServers(),
+                    "group.id",
+                    "group-" + topic))
+            .topics(topic)
+            .dataSource(database.dataSource())
+            .settings(settings().build())
+            .handler(held)
+            .build();
+    cleanup.add(consumer);
+    ExecutorService callersThread = Executors.newSingleThreadExecutor();
+    cleanup.add(callersThread::shutdownNow);
+    Future<?> loop = callersThread.submit(consumer::run);
+    kafka.send(order("c-1").idempotencyKey("held").json("{\"qty\":1}"));
+    assertThat(entered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("batch running").isTrue();
+
+    CompletableFuture<Void> closed = CompletableFuture.runAsync(consumer::close);
+    await("close waiting for the running batch")
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> !closed.isDone());
+    release.countDown();
+
+    closed.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(loop).as("the loop ended before close returned").isDone();
+    loop.get();
+    assertThat(count("SELECT count(*) FROM orders WHERE key = 'held'")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key = 'held'"))
+        .as("the batch committed, not cut off by close")
+        .isEqualTo(1);
   }
 
   private ConsumerSettings.Builder settings() {

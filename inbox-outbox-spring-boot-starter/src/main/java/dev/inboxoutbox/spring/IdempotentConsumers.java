@@ -9,7 +9,6 @@ import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,9 +16,7 @@ import java.util.Map;
 import java.util.Properties;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -124,7 +121,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
     containerProperties.setGroupId(definition.operation());
     containerProperties.setAckMode(ContainerProperties.AckMode.BATCH);
     containerProperties.setMessageListener(new IdempotentBatchListener(processor));
-    containerProperties.setConsumerRebalanceListener(new ForgetRevoked(processor));
+    containerProperties.setConsumerRebalanceListener(processor.rebalanceListener());
     Properties consumer = new Properties();
     consumer.putAll(containerProperties.getKafkaConsumerProperties());
     consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -150,19 +147,6 @@ public final class IdempotentConsumers implements SmartLifecycle {
     // as long as that lasts instead of skipping a batch; health and metrics show it.
     container.setCommonErrorHandler(new DefaultErrorHandler(backOff));
     return container;
-  }
-
-  /** A partition that moved to another consumer is no longer this one's failure to report. */
-  private record ForgetRevoked(BatchProcessor processor) implements ConsumerRebalanceListener {
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      processor.partitionsRevoked(partitions);
-    }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      // nothing to set up: new partitions start without failures
-    }
   }
 
   private static String blankToNull(String value) {
