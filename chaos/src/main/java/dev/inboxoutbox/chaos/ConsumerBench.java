@@ -218,7 +218,12 @@ final class ConsumerBench {
       try {
         for (int i = 0; i < threads; i++) {
           consumers.add(
-              IdempotentConsumer.builder()
+              IdempotentConsumer.builder(
+                      BatchProcessor.builder()
+                          .dataSource(pool)
+                          .settings(ConsumerSettings.builder(run).build())
+                          .handler(handler)
+                          .hooks(hooks))
                   .kafka(
                       Map.of(
                           "bootstrap.servers",
@@ -228,10 +233,6 @@ final class ConsumerBench {
                           "interceptor.classes",
                           FirstRecordClock.class.getName()))
                   .topics(topic)
-                  .dataSource(pool)
-                  .settings(ConsumerSettings.builder(run).build())
-                  .handler(handler)
-                  .hooks(hooks)
                   .build()
                   .start());
         }

@@ -2,6 +2,7 @@ package dev.inboxoutbox.chaos;
 
 import dev.inboxoutbox.chaos.BenchFigures.Better;
 import dev.inboxoutbox.chaos.BenchFigures.Target;
+import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.devstack.Database;
@@ -203,7 +204,22 @@ final class RetentionBench {
             .build();
     Windows windows = new Windows();
     try (IdempotentConsumer consumer =
-        IdempotentConsumer.builder()
+        IdempotentConsumer.builder(
+                BatchProcessor.builder()
+                    .dataSource(db.dataSource())
+                    .settings(ConsumerSettings.builder("bench-retention").build())
+                    .handler(
+                        (message, context) -> {
+                          try (PreparedStatement insert =
+                              context
+                                  .connection()
+                                  .prepareStatement(
+                                      "INSERT INTO effects (key, amount) VALUES (?, 1)")) {
+                            insert.setString(1, message.idempotencyKey().value());
+                            insert.executeUpdate();
+                          }
+                          return Outcome.success();
+                        }))
             .kafka(
                 Map.of(
                     "bootstrap.servers",
@@ -211,19 +227,6 @@ final class RetentionBench {
                     "group.id",
                     "bench-retention-" + UUID.randomUUID()))
             .topics(topic)
-            .dataSource(db.dataSource())
-            .settings(ConsumerSettings.builder("bench-retention").build())
-            .handler(
-                (message, context) -> {
-                  try (PreparedStatement insert =
-                      context
-                          .connection()
-                          .prepareStatement("INSERT INTO effects (key, amount) VALUES (?, 1)")) {
-                    insert.setString(1, message.idempotencyKey().value());
-                    insert.executeUpdate();
-                  }
-                  return Outcome.success();
-                })
             .build()
             .start()) {
       LongSupplier records = () -> consumer.stats().snapshot().records();

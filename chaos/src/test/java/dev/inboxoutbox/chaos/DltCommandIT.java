@@ -3,6 +3,7 @@ package dev.inboxoutbox.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
@@ -72,7 +73,11 @@ class DltCommandIT {
     Topics.create(topic, 2, Map.of());
     Topics.create(deadLetterTopic, 1, Map.of());
     consumer =
-        IdempotentConsumer.builder()
+        IdempotentConsumer.builder(
+                BatchProcessor.builder()
+                    .dataSource(database.dataSource())
+                    .settings(ConsumerSettings.builder("order-consumer").build())
+                    .handler(placeOrder))
             .kafka(
                 Map.of(
                     "bootstrap.servers",
@@ -82,9 +87,6 @@ class DltCommandIT {
                     "metadata.max.age.ms",
                     "500"))
             .topics(topic)
-            .dataSource(database.dataSource())
-            .settings(ConsumerSettings.builder("order-consumer").build())
-            .handler(placeOrder)
             .build()
             .start();
   }

@@ -319,5 +319,13 @@ public final class BatchProcessor {
     public BatchProcessor build() {
       return new BatchProcessor(this);
     }
+
+    ConsumerSettings settings() {
+      return settings;
+    }
+
+    boolean hasDeadLetterProducer() {
+      return deadLetterProducer != null;
+    }
   }
 }

@@ -1,7 +1,5 @@
 package dev.inboxoutbox.consumer;
 
-import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.outbox.Outbox;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,7 +10,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -84,10 +81,15 @@ public final class IdempotentConsumer implements AutoCloseable {
     if (!kafkaProperties.containsKey(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
       throw new IllegalArgumentException("kafka properties need bootstrap.servers");
     }
-    this.settings = Objects.requireNonNull(b.settings, "settings");
+    this.settings = Objects.requireNonNull(b.processing.settings(), "settings");
     kafkaProperties.putIfAbsent(ConsumerConfig.GROUP_ID_CONFIG, settings.operation());
     if (b.topics.isEmpty()) {
       throw new IllegalArgumentException("at least one topic is required");
+    }
+    if (b.processing.hasDeadLetterProducer()) {
+      throw new IllegalArgumentException(
+          "the consumer makes its own dead-letter producer: configure it with"
+              + " deadLetterProducerProperty instead of the processing's deadLetterProducer");
     }
     this.topics = List.copyOf(b.topics);
     this.deadLetterProducer =
@@ -98,17 +100,7 @@ public final class IdempotentConsumer implements AutoCloseable {
             settings.operation() + "-dead-letters",
             b.producerOverrides);
     try {
-      this.processor =
-          BatchProcessor.builder()
-              .dataSource(b.dataSource)
-              .transactions(b.transactions)
-              .settings(settings)
-              .handler(b.handler)
-              .deadLetterProducer(deadLetterProducer)
-              .inbox(b.inbox)
-              .outbox(b.outbox)
-              .hooks(b.hooks)
-              .build();
+      this.processor = b.processing.deadLetterProducer(deadLetterProducer).build();
     } catch (RuntimeException refused) {
       // A consumer that is never built is never closed: its producer's thread would outlive it.
       deadLetterProducer.close(Duration.ofSeconds(5));
@@ -117,8 +109,13 @@ public final class IdempotentConsumer implements AutoCloseable {
     this.stats = processor.stats();
   }
 
-  public static Builder builder() {
-    return new Builder();
+  /**
+   * A consumer that polls {@code topics} and hands each batch to the processing described by {@code
+   * processing} (transactions, settings, handler, inbox, outbox, hooks), with a dead-letter
+   * producer of its own.
+   */
+  public static Builder builder(BatchProcessor.Builder processing) {
+    return new Builder(Objects.requireNonNull(processing, "processing"));
   }
 
   public ConsumerStats stats() {
@@ -259,20 +256,16 @@ public final class IdempotentConsumer implements AutoCloseable {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  /** Builds an {@link IdempotentConsumer}. */
+  /** Builds an {@link IdempotentConsumer}: Kafka properties, topics, the dead-letter producer. */
   public static final class Builder {
+    private final BatchProcessor.Builder processing;
     private Map<String, Object> kafka;
     private final Map<String, Object> producerOverrides = new HashMap<>();
     private final List<String> topics = new ArrayList<>();
-    private DataSource dataSource;
-    private TransactionRunner transactions;
-    private ConsumerSettings settings;
-    private MessageHandler handler;
-    private Inbox inbox = Inbox.builder().build();
-    private Outbox outbox = Outbox.builder().build();
-    private BatchProcessor.Hooks hooks = BatchProcessor.Hooks.NONE;
 
-    private Builder() {}
+    private Builder(BatchProcessor.Builder processing) {
+      this.processing = processing;
+    }
 
     /** Consumer properties: at least bootstrap.servers; group.id defaults to the operation. */
     public Builder kafka(Map<String, ?> properties) {
@@ -288,52 +281,6 @@ public final class IdempotentConsumer implements AutoCloseable {
 
     public Builder topics(String... topics) {
       this.topics.addAll(List.of(topics));
-      return this;
-    }
-
-    /** Shortcut for {@code transactions(TransactionRunner.fromDataSource(dataSource))}. */
-    public Builder dataSource(DataSource dataSource) {
-      this.dataSource = dataSource;
-      return this;
-    }
-
-    /**
-     * Where each batch's transaction and its connection come from, when the application manages
-     * transactions itself. No default: set this or {@link #dataSource}.
-     */
-    public Builder transactions(TransactionRunner transactions) {
-      this.transactions = transactions;
-      return this;
-    }
-
-    public Builder settings(ConsumerSettings settings) {
-      this.settings = settings;
-      return this;
-    }
-
-    public Builder handler(MessageHandler handler) {
-      this.handler = handler;
-      return this;
-    }
-
-    /** Default: {@code Inbox.builder().build()} (24 h outcomes, 7 day keys). */
-    public Builder inbox(Inbox inbox) {
-      this.inbox = Objects.requireNonNull(inbox, "inbox");
-      return this;
-    }
-
-    /** Default: {@code Outbox.builder().build()} (rows kept). */
-    public Builder outbox(Outbox outbox) {
-      this.outbox = Objects.requireNonNull(outbox, "outbox");
-      return this;
-    }
-
-    /**
-     * Observes each batch (after the handler, after the database commit); default {@link
-     * BatchProcessor.Hooks#NONE}.
-     */
-    public Builder hooks(BatchProcessor.Hooks hooks) {
-      this.hooks = Objects.requireNonNull(hooks, "hooks");
       return this;
     }
 

@@ -66,7 +66,13 @@ class ConsumerInboxWritesIT {
                 ? Outcome.success()
                 : Outcome.rejected("{\"reason\":\"quantity must be positive\"}");
     consumer =
-        IdempotentConsumer.builder()
+        IdempotentConsumer.builder(
+                BatchProcessor.builder()
+                    .transactions(
+                        countingInboxWrites(
+                            TransactionRunner.fromDataSource(database.dataSource())))
+                    .settings(ConsumerSettings.builder("writes").build())
+                    .handler(handler))
             .kafka(
                 Map.of(
                     "bootstrap.servers",
@@ -74,10 +80,6 @@ class ConsumerInboxWritesIT {
                     "group.id",
                     "group-" + topic))
             .topics(topic)
-            .transactions(
-                countingInboxWrites(TransactionRunner.fromDataSource(database.dataSource())))
-            .settings(ConsumerSettings.builder("writes").build())
-            .handler(handler)
             .build()
             .start();
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.inboxoutbox.inbox.Outcome;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.kafka.clients.producer.MockProducer;
 import org.junit.jupiter.api.Test;
 
 /** What a refused builder leaves behind: nothing (no broker is needed to find out). */
@@ -15,16 +16,33 @@ class IdempotentConsumerBuilderTest {
   void aBuilderRefusedForAMissingTransactionSourceLeavesNoDeadLetterProducerRunning() {
     String operation = "refused-" + UUID.randomUUID();
     IdempotentConsumer.Builder builder =
-        IdempotentConsumer.builder()
+        IdempotentConsumer.builder(
+                BatchProcessor.builder()
+                    .settings(ConsumerSettings.builder(operation).build())
+                    .handler((message, context) -> Outcome.success()))
             .kafka(Map.of("bootstrap.servers", "localhost:1"))
-            .topics("orders")
-            .settings(ConsumerSettings.builder(operation).build())
-            .handler((message, context) -> Outcome.success());
+            .topics("orders");
 
     assertThatThrownBy(builder::build).isInstanceOf(RuntimeException.class);
 
     assertThat(Thread.getAllStackTraces().keySet())
         .map(Thread::getName)
         .noneMatch(name -> name.contains(operation + "-dead-letters"));
+  }
+
+  @Test
+  void aProcessingWithItsOwnDeadLetterProducerIsRefusedNamingTheConsumersSetting() {
+    IdempotentConsumer.Builder builder =
+        IdempotentConsumer.builder(
+                BatchProcessor.builder()
+                    .settings(ConsumerSettings.builder("twice").build())
+                    .handler((message, context) -> Outcome.success())
+                    .deadLetterProducer(new MockProducer<>()))
+            .kafka(Map.of("bootstrap.servers", "localhost:1"))
+            .topics("orders");
+
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("deadLetterProducerProperty");
   }
 }

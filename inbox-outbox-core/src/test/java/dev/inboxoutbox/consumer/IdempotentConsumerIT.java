@@ -494,7 +494,11 @@ class IdempotentConsumerIT {
           return placeOrder.handle(message, context);
         };
     IdempotentConsumer consumer =
-        IdempotentConsumer.builder()
+        IdempotentConsumer.builder(
+                BatchProcessor.builder()
+                    .dataSource(database.dataSource())
+                    .settings(settings().build())
+                    .handler(held))
             .kafka(
                 Map.of(
                     "bootstrap.servers",
@@ -502,9 +506,6 @@ class IdempotentConsumerIT {
                     "group.id",
                     "group-" + topic))
             .topics(topic)
-            .dataSource(database.dataSource())
-            .settings(settings().build())
-            .handler(held)
             .build();
     cleanup.add(consumer);
     ExecutorService callersThread = Executors.newSingleThreadExecutor();
@@ -536,7 +537,12 @@ class IdempotentConsumerIT {
   private IdempotentConsumer consumer(
       ConsumerSettings settings, BatchProcessor.Hooks hooks, DataSource dataSource) {
     IdempotentConsumer consumer =
-        IdempotentConsumer.builder()
+        IdempotentConsumer.builder(
+                BatchProcessor.builder()
+                    .dataSource(dataSource)
+                    .settings(settings)
+                    .handler(placeOrder)
+                    .hooks(hooks))
             .kafka(
                 Map.of(
                     "bootstrap.servers", DevStack.shared().kafka().bootstrapServers(),
@@ -545,10 +551,6 @@ class IdempotentConsumerIT {
                     "session.timeout.ms", "6000",
                     "heartbeat.interval.ms", "500"))
             .topics(topic)
-            .dataSource(dataSource)
-            .settings(settings)
-            .handler(placeOrder)
-            .hooks(hooks)
             .build();
     cleanup.add(consumer);
     return consumer;
