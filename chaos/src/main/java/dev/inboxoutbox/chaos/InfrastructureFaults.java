@@ -29,7 +29,7 @@ final class InfrastructureFaults implements AutoCloseable {
    * the previous failover the promoted slots move only at snapshots of the running transactions
    * that find no decoded transaction open (relay-embedded.md#failover).
    */
-  private static final Duration FAILOVER_READY_PATIENCE = Duration.ofSeconds(120);
+  private static final Duration FAILOVER_READY_PATIENCE = Duration.ofSeconds(180);
 
   /** How long the negative control holds replication back before a failover. */
   private static final Duration UNSAFE_HOLD = Duration.ofSeconds(3);
