@@ -1,6 +1,5 @@
 package dev.inboxoutbox.relay;
 
-import dev.inboxoutbox.connect.OutboxConnector;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -8,15 +7,12 @@ import io.debezium.engine.format.ChangeEventFormat;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -57,9 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class OutboxRelay implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
-
-  /** Class id of the advisory lock; the object id is the slot name's hash. */
-  private static final int LOCK_CLASS_ID = 0x10C5;
 
   private static final Duration HEALTHY_RUN = Duration.ofSeconds(60);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
@@ -125,30 +118,8 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** Measures the lag with a short-lived connection; works on standbys too. */
   public RelayLag lag() {
-    String sql =
-        "SELECT (SELECT extract(epoch FROM now() - min(created_at)) FROM "
-            + settings.outboxTable()
-            + " WHERE published_at IS NULL) AS oldest_seconds,"
-            + " (SELECT count(*) FROM "
-            + settings.outboxTable()
-            + " WHERE published_at IS NULL) AS unpublished,"
-            + " (SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
-            + " FROM pg_replication_slots WHERE slot_name = ?) AS slot_lag";
-    try (Connection connection = connect();
-        PreparedStatement query = connection.prepareStatement(sql)) {
-      query.setString(1, settings.slotName());
-      try (ResultSet row = query.executeQuery()) {
-        row.next();
-        double oldestSeconds = row.getDouble("oldest_seconds");
-        Optional<Duration> oldest =
-            row.wasNull()
-                ? Optional.empty()
-                : Optional.of(Duration.ofMillis(Math.round(oldestSeconds * 1000)));
-        long unpublished = row.getLong("unpublished");
-        long slotLag = row.getLong("slot_lag");
-        return new RelayLag(
-            oldest, unpublished, row.wasNull() ? OptionalLong.empty() : OptionalLong.of(slotLag));
-      }
+    try (Connection connection = connect()) {
+      return LagQuery.measure(connection, settings.outboxTable(), settings.slotName());
     } catch (SQLException e) {
       throw new RelayException("measuring relay lag failed", e);
     }
@@ -182,7 +153,7 @@ public final class OutboxRelay implements AutoCloseable {
         Instant runStarted = null;
         try (Connection lock = connect()) {
           enter(RelayState.STANDBY);
-          while (!closing && !tryLock(lock)) {
+          while (!closing && !LeaderLock.tryAcquire(lock, settings.slotName())) {
             pause(settings.standbyPollInterval());
           }
           if (closing) {
@@ -232,7 +203,7 @@ public final class OutboxRelay implements AutoCloseable {
       log.warn("a failover of the relay's database would cost events: {}", failover.risks());
     }
     StandbySnapshots standbySnapshots = new StandbySnapshots(failover.logStandbySnapshots());
-    boolean slotExists = slotExists(lock);
+    boolean slotExists = LeaderLock.slotExists(lock, settings.slotName());
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
         Connection session = settings.markPublished() ? stampingConnection() : connect()) {
@@ -246,7 +217,7 @@ public final class OutboxRelay implements AutoCloseable {
               this::acknowledged);
       DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
           DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-              .using(engineProperties(slotExists))
+              .using(EngineConfiguration.of(settings, slotExists))
               .notifying(publisher)
               .using(
                   (success, message, error) -> {
@@ -370,93 +341,6 @@ public final class OutboxRelay implements AutoCloseable {
   private void acknowledged(List<PublishedEvent> events) {
     publishedEvents.addAndGet(events.size());
     lastPublished.set(events.get(events.size() - 1));
-  }
-
-  private boolean tryLock(Connection lock) throws SQLException {
-    try (PreparedStatement statement =
-        lock.prepareStatement("SELECT pg_try_advisory_lock(?, hashtext(?))")) {
-      statement.setInt(1, LOCK_CLASS_ID);
-      statement.setString(2, settings.slotName());
-      try (ResultSet row = statement.executeQuery()) {
-        row.next();
-        return row.getBoolean(1);
-      }
-    }
-  }
-
-  private boolean slotExists(Connection lock) throws SQLException {
-    try (PreparedStatement statement =
-        lock.prepareStatement(
-            "SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = ?)")) {
-      statement.setString(1, settings.slotName());
-      try (ResultSet row = statement.executeQuery()) {
-        row.next();
-        return row.getBoolean(1);
-      }
-    }
-  }
-
-  /** Package-private for RelaySettingsTest. */
-  Properties engineProperties(boolean slotExists) {
-    Properties p = new Properties();
-    p.setProperty("name", "iox-outbox-relay-" + settings.slotName());
-    // Debezium's connector with resume positions a restart cannot mistake for a row of another
-    // transaction (ADR 0001); the same connector Kafka Connect and Debezium Server run.
-    p.setProperty("connector.class", OutboxConnector.class.getName());
-    p.setProperty("plugin.name", "pgoutput");
-    p.setProperty("database.hostname", settings.host());
-    p.setProperty("database.port", String.valueOf(settings.port()));
-    p.setProperty("database.user", settings.user());
-    p.setProperty("database.password", settings.password());
-    p.setProperty("database.dbname", settings.database());
-    p.setProperty("topic.prefix", "iox");
-    p.setProperty("slot.name", settings.slotName());
-    p.setProperty("publication.name", settings.publicationName());
-    // The publication is created by the schema migration (or a DBA): the relay's role needs no
-    // ownership of the outbox table.
-    p.setProperty("publication.autocreate.mode", "disabled");
-    // On a PostgreSQL 17+ primary the slot is created so that standbys keep a copy of it
-    // (sync_replication_slots) and the relay continues on a promoted standby; older servers and
-    // standbys get a plain slot (FailoverReadiness says what that costs).
-    p.setProperty("slot.failover", "true");
-    if (slotExists) {
-      // The slot is confirmed only past what was published and stored, so a slot ahead of the
-      // stored position is the truth: after a failover to an asynchronous standby the newest stored
-      // offsets can be lost while the standby's copy of the slot, synced up to the WAL the standby
-      // has, is ahead of them. Debezium would refuse that start ("no longer available"). A missing
-      // slot keeps Debezium's check: a new slot over stored offsets would skip events silently.
-      p.setProperty("offset.mismatch.strategy", "trust_slot");
-    }
-    p.setProperty("table.include.list", settings.outboxTable());
-    // Only rows inserted from now on are events; the relay never re-reads the table.
-    p.setProperty("snapshot.mode", "no_data");
-    // Without this every record carries four __debezium.context.* headers nobody downstream reads.
-    p.setProperty("extended.headers.enabled", "false");
-    p.setProperty("heartbeat.interval.ms", String.valueOf(settings.heartbeatInterval().toMillis()));
-    // Without a write of its own the slot could not move past WAL of other databases (or, from
-    // PostgreSQL 15 on, other tables) while the outbox is quiet: see RelayHeartbeat.
-    p.setProperty("heartbeat.action.query", heartbeat.actionQuery());
-    p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
-    p.setProperty("offset.storage.jdbc.connection.url", settings.jdbcUrl());
-    p.setProperty("offset.storage.jdbc.connection.user", settings.user());
-    // debezium-storage-jdbc insists on a password even where the server trusts the connection.
-    p.setProperty(
-        "offset.storage.jdbc.connection.password",
-        settings.password().isEmpty() ? "unused-with-trust-auth" : settings.password());
-    p.setProperty("offset.storage.jdbc.table.name", "iox_relay_offsets");
-    p.setProperty(
-        "offset.flush.interval.ms", String.valueOf(settings.offsetFlushInterval().toMillis()));
-    p.setProperty("poll.interval.ms", String.valueOf(settings.pollInterval().toMillis()));
-    p.setProperty("max.batch.size", String.valueOf(settings.maxBatchSize()));
-    p.setProperty("max.queue.size", String.valueOf(settings.maxQueueSize()));
-    p.setProperty("transforms", "outbox");
-    p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
-    p.setProperty("transforms.outbox.route.topic.replacement", settings.topicReplacement());
-    p.setProperty(
-        "transforms.outbox.table.fields.additional.placement",
-        "type:header:type,traceparent:header:traceparent,"
-            + "correlation_id:header:correlation-id,causation_id:header:causation-id");
-    return p;
   }
 
   private KafkaProducer<String, byte[]> newProducer() {

@@ -21,9 +21,7 @@ class RelaySettingsTest {
   }
 
   private static Properties engineProperties(RelaySettings settings, boolean slotExists) {
-    try (OutboxRelay relay = new OutboxRelay(settings)) {
-      return relay.engineProperties(slotExists);
-    }
+    return EngineConfiguration.of(settings, slotExists);
   }
 
   @Test
