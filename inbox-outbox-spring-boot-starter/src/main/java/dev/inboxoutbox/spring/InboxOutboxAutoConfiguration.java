@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -24,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClas
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
@@ -31,6 +33,7 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -115,15 +118,34 @@ public class InboxOutboxAutoConfiguration {
     return new SpringTransactionRunner(transactionManager, dataSource);
   }
 
-  @Bean(destroyMethod = "close")
+  /**
+   * The dead-letter producer's factory, made as Boot makes its own ({@code
+   * spring.kafka.producer.*}, the connection details, every {@link
+   * DefaultKafkaProducerFactoryCustomizer}); what a dead letter rests on is set afterwards and
+   * wins: idempotence, {@code acks=all}, raw values. The factory closes its producer when the
+   * context closes.
+   */
+  @Bean
   @ConditionalOnBean(IdempotentConsumerDefinition.class)
-  KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer(
-      KafkaProperties kafka, KafkaConnectionDetails kafkaConnection) {
+  DefaultKafkaProducerFactory<String, byte[]> inboxOutboxDeadLetterProducerFactory(
+      KafkaProperties kafka,
+      KafkaConnectionDetails kafkaConnection,
+      ObjectProvider<DefaultKafkaProducerFactoryCustomizer> customizers) {
     Map<String, Object> producer = new HashMap<>(kafka.buildProducerProperties());
     producer.put(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-        String.join(",", kafkaConnection.getProducer().getBootstrapServers()));
-    return BatchProcessor.newDeadLetterProducer(producer, "iox-dead-letters");
+        kafkaConnection.getProducer().getBootstrapServers());
+    DefaultKafkaProducerFactory<String, byte[]> factory =
+        new DefaultKafkaProducerFactory<>(producer);
+    customizers.orderedStream().forEach(customizer -> customizer.customize(factory));
+    factory.updateConfigs(
+        Map.of(
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+            ProducerConfig.ACKS_CONFIG, "all",
+            ProducerConfig.CLIENT_ID_CONFIG, "iox-dead-letters"));
+    factory.setKeySerializer(new StringSerializer());
+    factory.setValueSerializer(new ByteArraySerializer());
+    return factory;
   }
 
   @Bean
@@ -137,7 +159,7 @@ public class InboxOutboxAutoConfiguration {
       ObjectProvider<TransactionRunner> transactionRunner,
       Inbox inbox,
       Outbox outbox,
-      KafkaProducer<String, byte[]> inboxOutboxDeadLetterProducer,
+      DefaultKafkaProducerFactory<String, byte[]> inboxOutboxDeadLetterProducerFactory,
       ObjectProvider<IdempotentConsumerCustomizer> customizers,
       ObjectProvider<BatchProcessor.Hooks> hooks) {
     return new IdempotentConsumers(
@@ -148,7 +170,7 @@ public class InboxOutboxAutoConfiguration {
         transactionRunner.getIfAvailable(() -> IdempotentConsumers.plainJdbc(dataSource)),
         inbox,
         outbox,
-        inboxOutboxDeadLetterProducer,
+        inboxOutboxDeadLetterProducerFactory.createProducer(),
         customizers.orderedStream().toList(),
         allOf(hooks.orderedStream().toList()));
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.retention.RetentionCleaner;
@@ -13,13 +14,20 @@ import dev.inboxoutbox.spring.web.RequestBodyLimitAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -30,6 +38,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.web.servlet.HandlerAdapter;
 
@@ -168,6 +178,39 @@ class InboxOutboxAutoConfigurationTest {
                 .doesNotHaveBean(KafkaProducer.class)
                 .doesNotHaveBean("idempotentConsumersHealthIndicator")
                 .doesNotHaveBean("kafkaConnectionHealthIndicator"));
+  }
+
+  @Test
+  void theDeadLetterProducerComesFromAProducerFactoryWithBootsProducerSettingsAndCustomizers() {
+    List<DefaultKafkaProducerFactory<?, ?>> customized = new ArrayList<>();
+    appWithDatabase
+        .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.kafka.bootstrap-servers=localhost:1",
+            "spring.kafka.producer.properties.linger.ms=7",
+            "spring.kafka.listener.auto-startup=false")
+        .withBean(
+            IdempotentConsumerDefinition.class,
+            () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"))
+        .withBean(DefaultKafkaProducerFactoryCustomizer.class, () -> customized::add)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed().doesNotHaveBean(KafkaProducer.class);
+              DefaultKafkaProducerFactory<?, ?> deadLetters =
+                  context.getBean(
+                      "inboxOutboxDeadLetterProducerFactory", DefaultKafkaProducerFactory.class);
+              assertThat(deadLetters.getConfigurationProperties())
+                  .containsEntry(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, List.of("localhost:1"))
+                  .containsEntry(ProducerConfig.LINGER_MS_CONFIG, "7")
+                  .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)
+                  .containsEntry(ProducerConfig.ACKS_CONFIG, "all");
+              // The factory keeps client.id apart, as the prefix of its producers' ids.
+              assertThat(ReflectionTestUtils.getField(deadLetters, "clientIdPrefix"))
+                  .isEqualTo("iox-dead-letters");
+              assertThat(deadLetters.getKeySerializer()).isInstanceOf(StringSerializer.class);
+              assertThat(deadLetters.getValueSerializer()).isInstanceOf(ByteArraySerializer.class);
+              assertThat(customized).contains(deadLetters);
+            });
   }
 
   @Test
