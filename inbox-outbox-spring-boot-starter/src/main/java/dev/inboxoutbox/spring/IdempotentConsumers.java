@@ -41,7 +41,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
       List<IdempotentConsumerDefinition> definitions,
       ConcurrentKafkaListenerContainerFactory<?, ?> containerFactory,
       Map<String, Object> kafkaConsumerProperties,
-      InboxOutboxProperties.Consumer defaults,
+      InboxOutboxProperties.ConsumerProperties defaults,
       TransactionRunner transactions,
       Inbox inbox,
       Outbox outbox,
@@ -88,7 +88,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
   }
 
   static ConsumerSettings.Builder settingsFrom(
-      InboxOutboxProperties.Consumer defaults, String operation) {
+      InboxOutboxProperties.ConsumerProperties defaults, String operation) {
     return ConsumerSettings.builder(operation)
         .keyExtractor(KeyExtractor.header(defaults.keyHeader()))
         .tenantHeader(blankToNull(defaults.tenantHeader()))
@@ -112,7 +112,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
       IdempotentConsumerDefinition definition,
       ConsumerSettings settings,
       Map<String, Object> kafkaConsumerProperties,
-      InboxOutboxProperties.Consumer defaults,
+      InboxOutboxProperties.ConsumerProperties defaults,
       BatchProcessor processor) {
     ConcurrentMessageListenerContainer<?, ?> container =
         containerFactory.createContainer(definition.topics().toArray(String[]::new));

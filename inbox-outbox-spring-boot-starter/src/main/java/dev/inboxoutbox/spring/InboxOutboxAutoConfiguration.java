@@ -90,7 +90,7 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   Inbox inbox(InboxOutboxProperties properties, SchemaReady schema) {
-    InboxOutboxProperties.Inbox settings = properties.inbox();
+    InboxOutboxProperties.InboxProperties settings = properties.inbox();
     Inbox.Builder builder =
         Inbox.builder().retention(Retention.of(settings.outcomeTtl(), settings.keyTtl()));
     settings
@@ -204,7 +204,7 @@ public class InboxOutboxAutoConfiguration {
   @ConditionalOnMissingBean
   RetentionCleaner retentionCleaner(
       DataSource dataSource, InboxOutboxProperties properties, SchemaReady schema) {
-    InboxOutboxProperties.Retention retention = properties.retention();
+    InboxOutboxProperties.RetentionProperties retention = properties.retention();
     return RetentionCleaner.builder(dataSource)
         .batchSize(retention.batchSize())
         .runBudget(retention.runBudget())

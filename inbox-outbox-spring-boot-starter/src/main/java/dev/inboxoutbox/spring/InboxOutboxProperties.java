@@ -2,6 +2,8 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.outbox.Outbox;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -20,12 +22,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("inbox-outbox")
 public record InboxOutboxProperties(
-    @DefaultValue Schema schema,
-    @DefaultValue Inbox inbox,
-    @DefaultValue Outbox outbox,
-    @DefaultValue Consumer consumer,
-    @DefaultValue Relay relay,
-    @DefaultValue Retention retention) {
+    @DefaultValue SchemaProperties schema,
+    @DefaultValue InboxProperties inbox,
+    @DefaultValue OutboxProperties outbox,
+    @DefaultValue ConsumerProperties consumer,
+    @DefaultValue RelayProperties relay,
+    @DefaultValue RetentionProperties retention) {
 
   /**
    * The framework's tables.
@@ -33,23 +35,23 @@ public record InboxOutboxProperties(
    * @param migrate Apply the inbox/outbox Flyway migrations (history table iox_schema_history) at
    *     start-up.
    */
-  public record Schema(@DefaultValue("true") boolean migrate) {}
+  public record SchemaProperties(@DefaultValue("true") boolean migrate) {}
 
   /**
    * Key lifetimes, by default and per operation (scope). The defaults are those of {@link
-   * dev.inboxoutbox.inbox.Inbox.Retention#defaults()}.
+   * Inbox.Retention#defaults()}.
    *
    * @param outcomeTtl How long a stored outcome body is replayed to duplicates.
    * @param keyTtl How long a key is remembered; messages older than this are too old to apply.
    * @param operations Overrides per operation, e.g.
    *     inbox-outbox.inbox.operations.payment-consumer.key-ttl=31d.
    */
-  public record Inbox(
+  public record InboxProperties(
       @DefaultValue("24h") Duration outcomeTtl,
       @DefaultValue("7d") Duration keyTtl,
-      Map<String, Ttl> operations) {
+      Map<String, OperationTtl> operations) {
 
-    public Inbox {
+    public InboxProperties {
       operations = operations == null ? Map.of() : Map.copyOf(operations);
     }
   }
@@ -60,11 +62,11 @@ public record InboxOutboxProperties(
    * @param outcomeTtl How long the outcome body is kept; unset, inbox-outbox.inbox.outcome-ttl.
    * @param keyTtl How long the key is kept; unset, inbox-outbox.inbox.key-ttl.
    */
-  public record Ttl(Duration outcomeTtl, Duration keyTtl) {
+  public record OperationTtl(Duration outcomeTtl, Duration keyTtl) {
 
     /** This operation's lifetimes; a part left unset is the application's default. */
-    public dev.inboxoutbox.inbox.Inbox.Retention over(Inbox defaults) {
-      return dev.inboxoutbox.inbox.Inbox.Retention.of(
+    public Inbox.Retention over(InboxProperties defaults) {
+      return Inbox.Retention.of(
           outcomeTtl == null ? defaults.outcomeTtl() : outcomeTtl,
           keyTtl == null ? defaults.keyTtl() : keyTtl);
     }
@@ -75,7 +77,7 @@ public record InboxOutboxProperties(
    *
    * @param policy KEEP rows for inspection (retention deletes them) or DELETE_AFTER_INSERT.
    */
-  public record Outbox(@DefaultValue("keep") dev.inboxoutbox.outbox.Outbox.Policy policy) {}
+  public record OutboxProperties(@DefaultValue("keep") Outbox.Policy policy) {}
 
   /**
    * Defaults for every idempotent consumer (each definition may override in code).
@@ -94,7 +96,7 @@ public record InboxOutboxProperties(
    *     useful); unset, the container factory's ({@code spring.kafka.listener.concurrency}, 1 by
    *     default).
    */
-  public record Consumer(
+  public record ConsumerProperties(
       @DefaultValue(IdempotencyKey.HEADER) String keyHeader,
       @DefaultValue("") String tenantHeader,
       @DefaultValue("") String principalHeader,
@@ -132,7 +134,7 @@ public record InboxOutboxProperties(
    * @param restartBackoffMin First pause before restarting a failed run (doubles).
    * @param restartBackoffMax Largest pause before restarting a failed run.
    */
-  public record Relay(
+  public record RelayProperties(
       @DefaultValue("false") boolean enabled,
       String jdbcUrl,
       String username,
@@ -152,7 +154,7 @@ public record InboxOutboxProperties(
     /** The password is a secret: it stays out of logs and failure messages. */
     @Override
     public String toString() {
-      return "Relay[enabled=%s, jdbcUrl=%s, username=%s, password=%s, slotName=%s, publicationName=%s, topicReplacement=%s, offsetFlushInterval=%s, pollInterval=%s, maxBatchSize=%s, maxQueueSize=%s, heartbeatInterval=%s, standbyPollInterval=%s, restartBackoffMin=%s, restartBackoffMax=%s]"
+      return "RelayProperties[enabled=%s, jdbcUrl=%s, username=%s, password=%s, slotName=%s, publicationName=%s, topicReplacement=%s, offsetFlushInterval=%s, pollInterval=%s, maxBatchSize=%s, maxQueueSize=%s, heartbeatInterval=%s, standbyPollInterval=%s, restartBackoffMin=%s, restartBackoffMax=%s]"
           .formatted(
               enabled,
               jdbcUrl,
@@ -189,7 +191,7 @@ public record InboxOutboxProperties(
    *     more than this; unset, three intervals. Must be longer than the interval: between two runs
    *     rows fall due and wait up to one interval even while cleanup keeps up.
    */
-  public record Retention(
+  public record RetentionProperties(
       @DefaultValue("true") boolean enabled,
       @DefaultValue("5m") Duration interval,
       @DefaultValue("1000") int batchSize,
@@ -198,7 +200,7 @@ public record InboxOutboxProperties(
       @DefaultValue("7d") Duration outboxKeep,
       Duration overdueThreshold) {
 
-    public Retention {
+    public RetentionProperties {
       requirePositive("interval", interval);
       requirePositive("run-budget", runBudget);
       if (overdueThreshold == null) {

@@ -43,7 +43,7 @@ public class InboxOutboxRelayAutoConfiguration {
       Environment environment,
       ObjectProvider<RelayListener> listeners,
       SchemaReady schema) {
-    InboxOutboxProperties.Relay relay = properties.relay();
+    InboxOutboxProperties.RelayProperties relay = properties.relay();
     // Boot's connection details (properties, or a service connection such as Testcontainers'),
     // so the relay reads the same database and cluster as the rest of the application.
     JdbcConnectionDetails database = jdbc.getIfAvailable(() -> fromProperties(environment));

@@ -77,24 +77,26 @@ class InboxOutboxPropertiesTest {
             started -> {
               assertThat(started).hasNotFailed();
               InboxOutboxProperties properties = started.getBean(InboxOutboxProperties.class);
-              assertThat(properties.schema()).isEqualTo(new InboxOutboxProperties.Schema(false));
+              assertThat(properties.schema())
+                  .isEqualTo(new InboxOutboxProperties.SchemaProperties(false));
               assertThat(properties.inbox())
                   .isEqualTo(
-                      new InboxOutboxProperties.Inbox(
+                      new InboxOutboxProperties.InboxProperties(
                           Duration.ofHours(2),
                           Duration.ofDays(31),
                           Map.of(
                               "payment-consumer",
-                              new InboxOutboxProperties.Ttl(
+                              new InboxOutboxProperties.OperationTtl(
                                   Duration.ofHours(3), Duration.ofDays(40)),
                               "audit",
                               // unset: the application's inbox-outbox.inbox.outcome-ttl
-                              new InboxOutboxProperties.Ttl(null, Duration.ofDays(2)))));
+                              new InboxOutboxProperties.OperationTtl(null, Duration.ofDays(2)))));
               assertThat(properties.outbox())
-                  .isEqualTo(new InboxOutboxProperties.Outbox(Policy.DELETE_AFTER_INSERT));
+                  .isEqualTo(
+                      new InboxOutboxProperties.OutboxProperties(Policy.DELETE_AFTER_INSERT));
               assertThat(properties.consumer())
                   .isEqualTo(
-                      new InboxOutboxProperties.Consumer(
+                      new InboxOutboxProperties.ConsumerProperties(
                           "X-Key",
                           "X-Tenant",
                           "X-Principal",
@@ -107,7 +109,7 @@ class InboxOutboxPropertiesTest {
                           3));
               assertThat(properties.relay())
                   .isEqualTo(
-                      new InboxOutboxProperties.Relay(
+                      new InboxOutboxProperties.RelayProperties(
                           true,
                           "jdbc:postgresql://db:5432/orders",
                           "relay",
@@ -125,7 +127,7 @@ class InboxOutboxPropertiesTest {
                           Duration.ofMinutes(1)));
               assertThat(properties.retention())
                   .isEqualTo(
-                      new InboxOutboxProperties.Retention(
+                      new InboxOutboxProperties.RetentionProperties(
                           false,
                           Duration.ofMinutes(10),
                           250,
@@ -152,12 +154,12 @@ class InboxOutboxPropertiesTest {
           assertThat(properties.schema().migrate()).isTrue();
           assertThat(properties.inbox())
               .isEqualTo(
-                  new InboxOutboxProperties.Inbox(
+                  new InboxOutboxProperties.InboxProperties(
                       Retention.DEFAULT_OUTCOME_TTL, Retention.DEFAULT_KEY_TTL, Map.of()));
           assertThat(properties.outbox().policy()).isEqualTo(Policy.KEEP);
           assertThat(properties.consumer())
               .isEqualTo(
-                  new InboxOutboxProperties.Consumer(
+                  new InboxOutboxProperties.ConsumerProperties(
                       IdempotencyKey.HEADER,
                       "",
                       "",
@@ -170,7 +172,7 @@ class InboxOutboxPropertiesTest {
                       null));
           assertThat(properties.relay())
               .isEqualTo(
-                  new InboxOutboxProperties.Relay(
+                  new InboxOutboxProperties.RelayProperties(
                       false,
                       null,
                       null,
@@ -188,7 +190,7 @@ class InboxOutboxPropertiesTest {
                       Duration.ofSeconds(30)));
           assertThat(properties.retention())
               .isEqualTo(
-                  new InboxOutboxProperties.Retention(
+                  new InboxOutboxProperties.RetentionProperties(
                       true,
                       Duration.ofMinutes(5),
                       1000,
