@@ -80,6 +80,7 @@ class DocsReferencesTest {
           "ClassicConfiguration",
           "ContainerCustomizer",
           "DataSourceUtils",
+          "DependsOnDatabaseInitialization",
           "DefaultKafkaProducerFactory",
           "DefaultKafkaProducerFactoryCustomizer",
           "DeadLetterPublishingRecoverer",

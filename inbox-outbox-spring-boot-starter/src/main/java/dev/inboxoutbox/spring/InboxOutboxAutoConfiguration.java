@@ -7,7 +7,7 @@ import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.retention.RetentionCleaner;
-import dev.inboxoutbox.schema.InboxOutboxSchema;
+import dev.inboxoutbox.spring.schema.InboxOutboxSchemaInitializer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +29,12 @@ import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryC
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -54,6 +57,7 @@ import org.springframework.transaction.PlatformTransactionManager;
     })
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(InboxOutboxProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public class InboxOutboxAutoConfiguration {
 
   /**
@@ -73,23 +77,17 @@ public class InboxOutboxAutoConfiguration {
     }
   }
 
-  /** Marks that the framework's tables exist; beans that use them depend on it. */
-  public static final class SchemaReady {
-    private SchemaReady() {}
+  @Bean
+  @ConditionalOnBooleanProperty(name = "inbox-outbox.schema.migrate", matchIfMissing = true)
+  @ConditionalOnMissingBean
+  InboxOutboxSchemaInitializer inboxOutboxSchemaInitializer(DataSource dataSource) {
+    return new InboxOutboxSchemaInitializer(dataSource);
   }
 
   @Bean
   @ConditionalOnMissingBean
-  SchemaReady inboxOutboxSchema(DataSource dataSource, InboxOutboxProperties properties) {
-    if (properties.schema().migrate()) {
-      InboxOutboxSchema.migrate(dataSource);
-    }
-    return new SchemaReady();
-  }
-
-  @Bean
-  @ConditionalOnMissingBean
-  Inbox inbox(InboxOutboxProperties properties, SchemaReady schema) {
+  @DependsOnDatabaseInitialization
+  Inbox inbox(InboxOutboxProperties properties) {
     InboxOutboxProperties.InboxProperties settings = properties.inbox();
     Inbox.Builder builder =
         Inbox.builder().retention(Retention.of(settings.outcomeTtl(), settings.keyTtl()));
@@ -101,7 +99,8 @@ public class InboxOutboxAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  Outbox outbox(InboxOutboxProperties properties, SchemaReady schema) {
+  @DependsOnDatabaseInitialization
+  Outbox outbox(InboxOutboxProperties properties) {
     return Outbox.builder().policy(properties.outbox().policy()).build();
   }
 
@@ -202,8 +201,8 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnBooleanProperty(name = "inbox-outbox.retention.enabled", matchIfMissing = true)
   @ConditionalOnMissingBean
-  RetentionCleaner retentionCleaner(
-      DataSource dataSource, InboxOutboxProperties properties, SchemaReady schema) {
+  @DependsOnDatabaseInitialization
+  RetentionCleaner retentionCleaner(DataSource dataSource, InboxOutboxProperties properties) {
     InboxOutboxProperties.RetentionProperties retention = properties.retention();
     return RetentionCleaner.builder(dataSource)
         .batchSize(retention.batchSize())

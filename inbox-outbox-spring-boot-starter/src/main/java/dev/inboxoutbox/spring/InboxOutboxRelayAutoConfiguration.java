@@ -4,7 +4,6 @@ import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.PublishedEvent;
 import dev.inboxoutbox.relay.RelayListener;
 import dev.inboxoutbox.relay.RelaySettings;
-import dev.inboxoutbox.spring.InboxOutboxAutoConfiguration.SchemaReady;
 import java.util.List;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -17,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
@@ -35,14 +35,14 @@ public class InboxOutboxRelayAutoConfiguration {
   @Bean
   @ConditionalOnBooleanProperty("inbox-outbox.relay.enabled")
   @ConditionalOnMissingBean
+  @DependsOnDatabaseInitialization
   OutboxRelay outboxRelay(
       InboxOutboxProperties properties,
       KafkaProperties kafka,
       ObjectProvider<JdbcConnectionDetails> jdbc,
       KafkaConnectionDetails kafkaConnection,
       Environment environment,
-      ObjectProvider<RelayListener> listeners,
-      SchemaReady schema) {
+      ObjectProvider<RelayListener> listeners) {
     InboxOutboxProperties.RelayProperties relay = properties.relay();
     // Boot's connection details (properties, or a service connection such as Testcontainers'),
     // so the relay reads the same database and cluster as the rest of the application.

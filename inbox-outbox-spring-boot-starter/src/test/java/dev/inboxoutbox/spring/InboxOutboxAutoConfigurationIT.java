@@ -50,6 +50,39 @@ class InboxOutboxAutoConfigurationIT {
         .run(context -> assertThat(Rows.count(database.dataSource(), INBOX_TABLES)).isOne());
   }
 
+  /**
+   * Boot orders beans that use the database after its initializers (Flyway, SQL scripts): the
+   * framework's migration is one of them, so an application's {@code JdbcTemplate}, and any bean
+   * that depends on database initialization, finds the inbox tables already there.
+   */
+  @Test
+  void anApplicationsJdbcBeanCreatedAtStartUpFindsTheFrameworksTablesMigrated() {
+    app.withPropertyValues("inbox-outbox.retention.enabled=false")
+        .withUserConfiguration(ReadsTheInboxWhileStarting.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .getBean(ReadsTheInboxWhileStarting.Keys.class)
+                    .extracting(ReadsTheInboxWhileStarting.Keys::count)
+                    .isEqualTo(0L));
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class ReadsTheInboxWhileStarting {
+    record Keys(long count) {}
+
+    @Bean
+    JdbcTemplate applicationsJdbcTemplate(DataSource dataSource) {
+      return new JdbcTemplate(dataSource);
+    }
+
+    @Bean
+    Keys keysAtStartUp(JdbcTemplate jdbc) {
+      return new Keys(jdbc.queryForObject("SELECT count(*) FROM inbox", Long.class));
+    }
+  }
+
   @Test
   void schemaMigrateFalseLeavesTheDatabaseAlone() {
     app.withPropertyValues(
