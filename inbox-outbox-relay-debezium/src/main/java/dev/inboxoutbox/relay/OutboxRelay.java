@@ -11,7 +11,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
@@ -344,17 +346,24 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private KafkaProducer<String, byte[]> newProducer() {
-    Properties p = new Properties();
-    p.putAll(settings.producerProperties());
+    return new KafkaProducer<>(
+        producerProperties(settings, instanceName),
+        new StringSerializer(),
+        new ByteArraySerializer());
+  }
+
+  /** The relay producer's settings: the application's, then what per-key order rests on. */
+  static Map<String, Object> producerProperties(RelaySettings settings, String clientId) {
+    Map<String, Object> p = new HashMap<>(settings.producerProperties());
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrapServers());
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, instanceName);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
     // Idempotence keeps per-partition order and drops the producer's own retry duplicates.
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
     p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-    return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    return p;
   }
 
   /** Each batch's stamp is one transaction, committed once Kafka acknowledged the batch. */

@@ -40,7 +40,7 @@ public final class RelaySettings {
   private final int port;
   private final String database;
   private final String kafkaBootstrapServers;
-  private final Map<String, String> producerProperties;
+  private final Map<String, Object> producerProperties;
   private final String slotName;
   private final String publicationName;
   private final String topicReplacement;
@@ -146,7 +146,7 @@ public final class RelaySettings {
     return kafkaBootstrapServers;
   }
 
-  Map<String, String> producerProperties() {
+  Map<String, Object> producerProperties() {
     return producerProperties;
   }
 
@@ -244,7 +244,7 @@ public final class RelaySettings {
     private String user;
     private String password;
     private String kafkaBootstrapServers;
-    private final Map<String, String> producerProperties = new HashMap<>();
+    private final Map<String, Object> producerProperties = new HashMap<>();
     private String slotName;
     private String publicationName = "iox_outbox";
     private String topicReplacement = "outbox.event.${routedByValue}";
@@ -284,9 +284,10 @@ public final class RelaySettings {
     }
 
     /**
-     * Extra KafkaProducer settings (security, compression, ...); idempotence cannot be turned off.
+     * Extra KafkaProducer settings (security, compression, ...), as a Kafka client takes them
+     * (strings, numbers, lists, classes); idempotence cannot be turned off.
      */
-    public Builder producerProperty(String name, String value) {
+    public Builder producerProperty(String name, Object value) {
       this.producerProperties.put(name, value);
       return this;
     }

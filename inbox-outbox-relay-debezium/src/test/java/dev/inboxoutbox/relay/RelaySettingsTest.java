@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -94,5 +96,25 @@ class RelaySettingsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "relay setting maxQueueSize must be larger than maxBatchSize (2048), got: 2048");
+  }
+
+  @Test
+  void producerSettingsReachTheProducerAsGivenNotAsStrings() {
+    Map<String, Object> producer =
+        OutboxRelay.producerProperties(
+            required()
+                .producerProperty("retries", 7)
+                .producerProperty("metric.reporters", List.of("a.B", "c.D"))
+                .producerProperty("enable.idempotence", "false")
+                .build(),
+            "relay-1");
+
+    assertThat(producer)
+        .containsEntry("retries", 7)
+        .containsEntry("metric.reporters", List.of("a.B", "c.D"))
+        .containsEntry("enable.idempotence", "true")
+        .containsEntry("acks", "all")
+        .containsEntry("client.id", "relay-1")
+        .containsEntry("bootstrap.servers", "kafka:9092");
   }
 }

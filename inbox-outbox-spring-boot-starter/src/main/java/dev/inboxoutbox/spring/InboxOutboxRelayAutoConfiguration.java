@@ -70,7 +70,7 @@ public class InboxOutboxRelayAutoConfiguration {
         .forEach(
             (name, value) -> {
               if (!name.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) && value != null) {
-                settings.producerProperty(name, String.valueOf(value));
+                settings.producerProperty(name, value);
               }
             });
     List<RelayListener> relayListeners = listeners.orderedStream().toList();
