@@ -2,7 +2,6 @@ package dev.inboxoutbox.orders;
 
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.outbox.OutboxEvent;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,8 +110,6 @@ final class Orders {
       RETURNING s.sku, s.available
       """;
 
-  private record Line(String sku, int qty, long unitPriceCents) {}
-
   private record OrderRow(String status, int version, String customerId, long totalCents) {}
 
   /** {@code OrderPlaced}, and the outcome of a PlaceOrder. */
@@ -144,12 +141,13 @@ final class Orders {
   String place(String placedBy, JsonNode command, Consumer<List<OutboxEvent>> emit)
       throws OrderRejected {
     String orderId = "o-" + UUID.randomUUID();
-    String customerId = text(command, "customerId");
-    List<Line> lines = lines(command);
+    PlaceOrder order = PlaceOrder.parse(command);
+    String customerId = order.customerId();
+    List<PlaceOrder.Line> lines = order.lines();
     TreeMap<String, Integer> perSku = new TreeMap<>();
     long total = 0;
     try {
-      for (Line line : lines) {
+      for (PlaceOrder.Line line : lines) {
         perSku.merge(line.sku(), line.qty(), Math::addExact);
         total = Math.addExact(total, Math.multiplyExact(line.qty(), line.unitPriceCents()));
       }
@@ -175,9 +173,10 @@ final class Orders {
         .param("placedBy", placedBy)
         .param("customerId", customerId)
         .param("totalCents", total)
-        .param("lineSkus", lines.stream().map(Line::sku).toArray(String[]::new))
-        .param("lineQtys", lines.stream().map(Line::qty).toArray(Integer[]::new))
-        .param("unitPrices", lines.stream().map(Line::unitPriceCents).toArray(Long[]::new))
+        .param("lineSkus", lines.stream().map(PlaceOrder.Line::sku).toArray(String[]::new))
+        .param("lineQtys", lines.stream().map(PlaceOrder.Line::qty).toArray(Integer[]::new))
+        .param(
+            "unitPrices", lines.stream().map(PlaceOrder.Line::unitPriceCents).toArray(Long[]::new))
         .param("skus", skus)
         .param("qtys", quantities)
         .query(availableInto(available));
@@ -198,7 +197,7 @@ final class Orders {
   /** Cancels a placed order and releases its stock; a repeat on a cancelled order is a no-op. */
   String cancel(JsonNode command, Consumer<List<OutboxEvent>> emit)
       throws OrderRejected, ConcurrentOrderUpdateException {
-    String orderId = text(command, "orderId");
+    String orderId = CommandFields.text(command, "orderId");
     OrderRow order =
         find(orderId)
             .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
@@ -222,7 +221,7 @@ final class Orders {
   /** Applies PaymentCaptured / PaymentFailed from payment-consumer. */
   String paymentResult(String type, JsonNode event, Consumer<List<OutboxEvent>> emit)
       throws OrderRejected {
-    String orderId = text(event, "orderId");
+    String orderId = CommandFields.text(event, "orderId");
     boolean captured = type.equals("PaymentCaptured");
     String target = captured ? "PAID" : "PAYMENT_FAILED";
     if (jdbc.sql(SETTLE).param("status", target).param("orderId", orderId).update() == 0) {
@@ -329,55 +328,5 @@ final class Orders {
 
   private String status(String orderId, String status) {
     return json.writeValueAsString(new Status(orderId, status));
-  }
-
-  private static List<Line> lines(JsonNode command) {
-    JsonNode items = command.get("items");
-    if (items == null || !items.isArray() || items.isEmpty()) {
-      throw PoisonMessageException.malformed("PlaceOrder needs a non-empty items array");
-    }
-    List<Line> lines = new ArrayList<>();
-    for (int i = 0; i < items.size(); i++) {
-      JsonNode item = items.get(i);
-      String field = "items[" + i + "].";
-      String sku = text(item, "sku", field + "sku");
-      long qty = wholeNumber(item, "qty", field + "qty", 1, Integer.MAX_VALUE);
-      long unitPriceCents =
-          wholeNumber(item, "unitPriceCents", field + "unitPriceCents", 0, Long.MAX_VALUE);
-      lines.add(new Line(sku, (int) qty, unitPriceCents));
-    }
-    return lines;
-  }
-
-  /**
-   * A JSON integer within bounds. Fractions are refused, not truncated: 1.5 units or 100.7 cents
-   * cannot be stored, and rounding would apply a different order from the one sent.
-   */
-  private static long wholeNumber(JsonNode node, String name, String field, long min, long max) {
-    JsonNode value = node == null ? null : node.get(name);
-    if (value == null
-        || !value.isIntegralNumber()
-        || !value.canConvertToLong()
-        || value.asLong() < min
-        || value.asLong() > max) {
-      throw PoisonMessageException.malformed(
-          "field " + field + " must be a whole number from " + min + " to " + max);
-    }
-    return value.asLong();
-  }
-
-  private static String text(JsonNode node, String field) {
-    return text(node, field, field);
-  }
-
-  private static String text(JsonNode node, String name, String field) {
-    JsonNode value = node == null ? null : node.get(name);
-    if (value == null
-        || !value.isString()
-        || value.asString().isBlank()
-        || value.asString().length() > 200) {
-      throw PoisonMessageException.malformed("field " + field + " must be a non-blank string");
-    }
-    return value.asString();
   }
 }
