@@ -175,17 +175,12 @@ final class Verifier {
             + count(payments, "SELECT count(*) FROM outbox WHERE published_at IS NULL");
     Set<String> requested =
         strings(orders, "SELECT id::text FROM outbox WHERE type = 'PaymentRequested'");
-    Set<String> received =
-        strings(
-            payments,
-            "SELECT " + DELIVERED_KEY + " FROM inbox WHERE operation = 'payment-requests'");
+    Set<String> received = deliveredKeys(payments, "payment-requests");
     Set<String> results =
         strings(
             payments,
             "SELECT id::text FROM outbox WHERE type IN ('PaymentCaptured', 'PaymentFailed')");
-    Set<String> applied =
-        strings(
-            orders, "SELECT " + DELIVERED_KEY + " FROM inbox WHERE operation = 'order-payments'");
+    Set<String> applied = deliveredKeys(orders, "order-payments");
     long requestsLost = missing(requested, received);
     long resultsLost = missing(results, applied);
     return Invariant.of(
@@ -212,17 +207,9 @@ final class Verifier {
         strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'charge'");
     Set<String> results =
         strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'payment-result'");
-    Set<String> requestsApplied =
-        strings(
-            payments,
-            "SELECT " + DELIVERED_KEY + " FROM inbox WHERE operation = 'payment-requests'");
-    Set<String> chargesApplied =
-        strings(
-            payments,
-            "SELECT " + DELIVERED_KEY + " FROM inbox WHERE operation = 'payment-charger'");
-    Set<String> resultsApplied =
-        strings(
-            orders, "SELECT " + DELIVERED_KEY + " FROM inbox WHERE operation = 'order-payments'");
+    Set<String> requestsApplied = deliveredKeys(payments, "payment-requests");
+    Set<String> chargesApplied = deliveredKeys(payments, "payment-charger");
+    Set<String> resultsApplied = deliveredKeys(orders, "order-payments");
     long phantomRequests = missing(requestsApplied, requested);
     long phantomCharges = missing(chargesApplied, charges);
     long phantomResults = missing(resultsApplied, results);
@@ -236,6 +223,12 @@ final class Verifier {
             + " charges, "
             + phantomResults
             + " payment results applied without their outbox row");
+  }
+
+  /** The keys a consumer of {@code operation} claimed, as delivered ({@link #DELIVERED_KEY}). */
+  private static Set<String> deliveredKeys(DataSource db, String operation) throws SQLException {
+    return strings(
+        db, "SELECT " + DELIVERED_KEY + " FROM inbox WHERE operation = '" + operation + "'");
   }
 
   /** {@link #DELIVERED_KEY} for a key read from Kafka. */

@@ -494,20 +494,7 @@ class IdempotentConsumerIT {
           return placeOrder.handle(message, context);
         };
     IdempotentConsumer consumer =
-        IdempotentConsumer.builder(
-                BatchProcessor.builder()
-                    .dataSource(database.dataSource())
-                    .settings(settings().build())
-                    .handler(held))
-            .kafka(
-                Map.of(
-                    "bootstrap.servers",
-                    DevStack.shared().kafka().bootstrapServers(),
-                    "group.id",
-                    "group-" + topic))
-            .topics(topic)
-            .build();
-    cleanup.add(consumer);
+        consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource(), held);
     ExecutorService callersThread = Executors.newSingleThreadExecutor();
     cleanup.add(callersThread::shutdownNow);
     Future<?> loop = callersThread.submit(consumer::run);
@@ -536,12 +523,20 @@ class IdempotentConsumerIT {
 
   private IdempotentConsumer consumer(
       ConsumerSettings settings, BatchProcessor.Hooks hooks, DataSource dataSource) {
+    return consumer(settings, hooks, dataSource, placeOrder);
+  }
+
+  private IdempotentConsumer consumer(
+      ConsumerSettings settings,
+      BatchProcessor.Hooks hooks,
+      DataSource dataSource,
+      MessageHandler handler) {
     IdempotentConsumer consumer =
         IdempotentConsumer.builder(
                 BatchProcessor.builder()
                     .dataSource(dataSource)
                     .settings(settings)
-                    .handler(placeOrder)
+                    .handler(handler)
                     .hooks(hooks))
             .kafka(
                 Map.of(
