@@ -1,5 +1,12 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.chaos.fault.FaultLog;
+import dev.inboxoutbox.chaos.fault.FaultOptions;
+import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.fleet.ModuleJars;
+import dev.inboxoutbox.devstack.KafkaCluster;
+import dev.inboxoutbox.tools.DurationConverter;
+import dev.inboxoutbox.tools.LoadShares;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -19,7 +26,7 @@ import picocli.CommandLine.Option;
       "PostgreSQL and the brokers (added latency, resets, a black hole), restarts what it killed, waits",
       "for quiet and verifies. Exit code 1 on any violation, 2 on invalid options."
     })
-final class ChaosCommand implements Callable<Integer> {
+public final class ChaosCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -288,7 +295,7 @@ final class ChaosCommand implements Callable<Integer> {
       RunProfile.LONG.applyTo(this, spec.commandLine().getParseResult());
     }
     long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
-    Path root = Iox.repoRoot(repo);
+    Path root = ModuleJars.repoRoot(repo);
     ChaosOptions options;
     NetworkChaos.Settings network;
     FaultOptions faultOptions;

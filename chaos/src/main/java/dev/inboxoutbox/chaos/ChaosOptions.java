@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /** Everything a chaos run is parameterised by; printed into its report. */
-record ChaosOptions(
+public record ChaosOptions(
     long seed,
     int orders,
     int ratePerSecond,
@@ -26,7 +26,7 @@ record ChaosOptions(
     Path reportDirectory) {
 
   /** Rejects settings that would make a run meaningless or hang, with the reason. */
-  ChaosOptions {
+  public ChaosOptions {
     Objects.requireNonNull(repoRoot, "repoRoot");
     Objects.requireNonNull(reportDirectory, "reportDirectory");
     require(orders > 0, "orders must be positive, was " + orders);

@@ -1,11 +1,27 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.chaos.fault.FaultLog;
+import dev.inboxoutbox.chaos.fault.FaultOptions;
+import dev.inboxoutbox.chaos.fault.InfrastructureFaults;
+import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.fleet.ServiceFleet;
+import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
+import dev.inboxoutbox.chaos.fleet.ServiceProcess;
+import dev.inboxoutbox.chaos.fleet.WebhookProxy;
+import dev.inboxoutbox.chaos.report.Report;
+import dev.inboxoutbox.chaos.verify.Invariant;
+import dev.inboxoutbox.chaos.verify.RunEvidence;
+import dev.inboxoutbox.chaos.verify.RunFigures;
+import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.KafkaCluster;
+import dev.inboxoutbox.devstack.MachineLoad;
 import dev.inboxoutbox.devstack.TcpProxy;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import dev.inboxoutbox.provider.WebhookStats;
+import dev.inboxoutbox.tools.LoadProducer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;

@@ -1,5 +1,7 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.chaos.fleet.ModuleJars;
+import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,7 +16,7 @@ import picocli.CommandLine.Option;
       "start in about 2 s instead of 5. ./iox runs it before a chaos run that lacks the archives, and a",
       "chaos run retrains stale ones itself."
     })
-final class PrepareCommand implements Callable<Integer> {
+public final class PrepareCommand implements Callable<Integer> {
   @Option(
       names = "--repo",
       paramLabel = "DIRECTORY",
@@ -31,7 +33,7 @@ final class PrepareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Path root = Iox.repoRoot(repo).toAbsolutePath().normalize();
+    Path root = ModuleJars.repoRoot(repo).toAbsolutePath().normalize();
     return ServiceLaunch.prepareFastStart(root, reports.toAbsolutePath(), System.out) ? 0 : 1;
   }
 }

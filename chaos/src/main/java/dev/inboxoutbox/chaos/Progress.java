@@ -1,6 +1,11 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.chaos.fleet.ServiceFleet;
+import dev.inboxoutbox.chaos.fleet.ServiceProcess;
+import dev.inboxoutbox.chaos.verify.KafkaLag;
+import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.tools.LoadProducer;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.ResultSet;

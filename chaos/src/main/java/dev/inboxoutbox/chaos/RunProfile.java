@@ -1,5 +1,6 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.chaos.fault.FaultOptions;
 import java.time.Duration;
 import picocli.CommandLine;
 

@@ -2,6 +2,9 @@ package dev.inboxoutbox.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inboxoutbox.chaos.fault.FaultOptions;
+import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.devstack.KafkaCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -48,23 +48,23 @@ class ChaosOptionsTest {
 
   @Test
   void theCommandLineReportsARefusedSettingAsAUsageErrorWithItsReason() {
-    Result result = iox("chaos", "--order-instances", "1", "--payment-instances", "1");
+    Result result = chaos("--order-instances", "1", "--payment-instances", "1");
     assertThat(result.exitCode).isEqualTo(2);
     assertThat(result.err).contains("the last live instance is never killed");
   }
 
   @Test
   void aDurationWithoutAUnitIsAUsageErrorNamingTheAcceptedForms() {
-    Result result = iox("chaos", "--kill-every-min", "5");
+    Result result = chaos("--kill-every-min", "5");
     assertThat(result.exitCode).isEqualTo(2);
     assertThat(result.err).contains("not a duration: '5' (use 500ms, 2s, 3m, 1h, 7d)");
   }
 
   private record Result(int exitCode, String err) {}
 
-  private static Result iox(String... args) {
+  private static Result chaos(String... args) {
     StringWriter err = new StringWriter();
-    CommandLine commandLine = new CommandLine(new Iox());
+    CommandLine commandLine = new CommandLine(new ChaosCommand());
     commandLine.setErr(new PrintWriter(err, true));
     commandLine.setOut(new PrintWriter(new StringWriter(), true));
     return new Result(commandLine.execute(args), err.toString());

@@ -2,6 +2,8 @@ package dev.inboxoutbox.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inboxoutbox.chaos.fault.FaultLog;
+import dev.inboxoutbox.chaos.fault.FaultOptions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

@@ -1,0 +1,133 @@
+package dev.inboxoutbox.benchmarks;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.MachineLoad;
+import dev.inboxoutbox.schema.InboxOutboxSchema;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * One {@code iox bench} run: the inbox SQL micro-benchmark, the consumer throughput and the relay,
+ * each part adding its figures to the run's one {@link BenchFigures}; the table is printed once at
+ * the end with the machine line, and written as JSON when asked. Never part of the tests'
+ * pass/fail.
+ */
+public final class Bench {
+
+  private final int messages;
+  private final int relayEvents;
+  private final int relayRate;
+  private final SqlOptions sql;
+  private final Duration relayPollInterval;
+  private final int repeat;
+  private final boolean relayOnly;
+  private final Optional<Path> json;
+  private final RetentionOptions retention;
+  private final PrintStream out;
+
+  /** The SQL micro-benchmark's options; {@code only} skips the consumer and relay figures. */
+  record SqlOptions(int batchesPerRun, long inboxRows, OptionalInt fillfactor, boolean only) {}
+
+  /** The retention benchmark's options: {@code only} runs nothing else, {@code skip} not it. */
+  record RetentionOptions(
+      long expiredKeys,
+      Duration pause,
+      int messages,
+      Optional<RetentionBench.Intake> intake,
+      boolean only,
+      boolean skip) {}
+
+  Bench(
+      int messages,
+      int relayEvents,
+      int relayRate,
+      SqlOptions sql,
+      Duration relayPollInterval,
+      int repeat,
+      boolean relayOnly,
+      Optional<Path> json,
+      RetentionOptions retention,
+      PrintStream out) {
+    this.messages = messages;
+    this.relayEvents = relayEvents;
+    this.relayRate = relayRate;
+    this.sql = sql;
+    this.relayPollInterval = relayPollInterval;
+    this.repeat = repeat;
+    this.relayOnly = relayOnly;
+    this.json = json;
+    this.retention = retention;
+    this.out = out;
+  }
+
+  void run() throws Exception {
+    BenchFigures figures = new BenchFigures();
+    Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
+    try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment())) {
+      if (retention.only()) {
+        retention(stack, figures);
+      } else {
+        if (!relayOnly) {
+          new InboxSqlBench(
+                  stack,
+                  sql.batchesPerRun(),
+                  sql.inboxRows(),
+                  sql.fillfactor(),
+                  repeat,
+                  figures,
+                  out)
+              .run();
+        }
+        if (!sql.only()) {
+          consumersAndRelay(stack, figures);
+        }
+        if (!retention.skip() && !sql.only() && !relayOnly) {
+          retention(stack, figures);
+        }
+      }
+    }
+    MachineLoad.since(cpuAtStart).ifPresent(load -> figures.note(load.describe()));
+    out.println();
+    figures.printTable(out);
+    if (json.isPresent()) {
+      write(json.get(), figures);
+    }
+  }
+
+  private void retention(DevStack stack, BenchFigures figures) throws Exception {
+    new RetentionBench(
+            stack,
+            retention.expiredKeys(),
+            retention.pause(),
+            retention.messages(),
+            repeat,
+            retention.intake(),
+            figures,
+            out)
+        .run();
+  }
+
+  private void consumersAndRelay(DevStack stack, BenchFigures figures) throws Exception {
+    try (Database db = stack.postgres().createDatabase()) {
+      InboxOutboxSchema.migrate(db.dataSource());
+      String bootstrap = stack.kafka().bootstrapServers();
+      if (!relayOnly) {
+        new ConsumerBench(db, bootstrap, messages, repeat, figures, out).run();
+      }
+      new RelayBench(figures, db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out)
+          .run();
+    }
+  }
+
+  private void write(Path path, BenchFigures figures) throws IOException {
+    Files.writeString(path, figures.toJson());
+    out.println("figures written to " + path);
+  }
+}

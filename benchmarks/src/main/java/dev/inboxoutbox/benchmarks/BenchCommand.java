@@ -1,0 +1,239 @@
+package dev.inboxoutbox.benchmarks;
+
+import dev.inboxoutbox.tools.DurationConverter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Benchmark the inbox SQL, the inbox consumer and the relay against baselines.",
+      "Prints one table of figures (median and spread of --repeat runs, ratio to a baseline",
+      "measured in the same run, target) with the machine line; --json writes it as JSON.",
+      "1. Inbox SQL cost per key on one connection, empty and pre-filled inbox,",
+      "   against the same state inserts without an inbox.",
+      "2. Inbox consumer throughput against no inbox (same handler) at 1 partition /",
+      "   1 thread and 3 partitions / 3 threads, and a naive read-then-write check.",
+      "3. Relay commit-to-Kafka latency at a fixed rate, and throughput draining",
+      "   a backlog against a plain KafkaProducer, split by stage.",
+      "4. Retention: the inbox consumer while a cleanup deletes expired keys,",
+      "   and a sustained intake of distinct keys with a one-second TTL."
+    })
+public final class BenchCommand implements Callable<Integer> {
+  @Option(
+      names = "--messages",
+      paramLabel = "COUNT",
+      defaultValue = "20000",
+      description = "Records per consumer run (default ${DEFAULT-VALUE}).")
+  int messages;
+
+  @Option(
+      names = "--relay-events",
+      paramLabel = "COUNT",
+      defaultValue = "2000",
+      description =
+          "Outbox events per relay run, at the rate, as a burst and as a backlog"
+              + " (default ${DEFAULT-VALUE}).")
+  int relayEvents;
+
+  @Option(
+      names = "--relay-rate",
+      paramLabel = "PER_SECOND",
+      defaultValue = "2000",
+      description =
+          "Outbox events per second, one transaction each, from 4 connections"
+              + " (default ${DEFAULT-VALUE}).")
+  int relayRate;
+
+  @Option(
+      names = "--sql-batches",
+      paramLabel = "BATCHES",
+      defaultValue = "50",
+      description =
+          "SQL micro-benchmark: batches of 200 keys per run, 3 runs after a warm-up"
+              + " (default ${DEFAULT-VALUE}).")
+  int sqlBatches;
+
+  @Option(
+      names = "--inbox-rows",
+      paramLabel = "ROWS",
+      defaultValue = "1000000",
+      description =
+          "SQL micro-benchmark: rows in the pre-filled inbox; 0 skips it"
+              + " (default ${DEFAULT-VALUE}; 5000000 takes minutes to fill).")
+  long inboxRows;
+
+  @Option(
+      names = "--inbox-fillfactor",
+      paramLabel = "PERCENT",
+      description =
+          "SQL micro-benchmark: the inbox table's fillfactor (10-100); default: the schema's.")
+  Integer inboxFillfactor;
+
+  @Option(
+      names = "--sql-only",
+      description = "Run only the SQL micro-benchmark, not the consumers and the relay.")
+  boolean sqlOnly;
+
+  @Option(
+      names = "--relay-poll-interval-ms",
+      paramLabel = "MILLIS",
+      defaultValue = "10",
+      description =
+          "The relay's Debezium poll.interval.ms (default ${DEFAULT-VALUE}, the relay's default).")
+  long relayPollIntervalMs;
+
+  @Option(
+      names = "--repeat",
+      paramLabel = "RUNS",
+      defaultValue = "3",
+      description =
+          "Measured runs of every figure, after a warm-up run; the table shows the median and"
+              + " spread (default ${DEFAULT-VALUE}).")
+  int repeat;
+
+  @Option(
+      names = "--json",
+      paramLabel = "FILE",
+      description = "Also write the figures and notes as JSON to FILE.")
+  Path json;
+
+  @Option(names = "--relay-only", description = "Run only the relay benchmark.")
+  boolean relayOnly;
+
+  @Option(names = "--retention-only", description = "Run only the retention benchmark.")
+  boolean retentionOnly;
+
+  @Option(names = "--skip-retention", description = "Leave the retention benchmark out.")
+  boolean skipRetention;
+
+  @Option(
+      names = "--retention-expired-keys",
+      paramLabel = "COUNT",
+      defaultValue = "1000000",
+      description =
+          "Expired keys the cleanup deletes beside the consumer; 0 skips that part"
+              + " (default ${DEFAULT-VALUE}).")
+  long retentionExpiredKeys;
+
+  @Option(
+      names = "--retention-pause",
+      paramLabel = "DURATION",
+      defaultValue = "10ms",
+      converter = DurationConverter.class,
+      description =
+          "The cleanup's pause between batches beside the consumer; 0s lets it take all it can"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration retentionPause;
+
+  @Option(
+      names = "--retention-messages",
+      paramLabel = "COUNT",
+      defaultValue = "200000",
+      description =
+          "Records produced for the consumer beside the cleanup; enough to outlast it"
+              + " (default ${DEFAULT-VALUE}).")
+  int retentionMessages;
+
+  @Option(
+      names = "--retention-intake-rate",
+      paramLabel = "PER_SECOND",
+      defaultValue = "11000",
+      description = "Sustained intake, distinct keys per second (default ${DEFAULT-VALUE}).")
+  int retentionIntakeRate;
+
+  @Option(
+      names = "--retention-intake-connections",
+      paramLabel = "COUNT",
+      defaultValue = "4",
+      description = "Sustained intake, claiming connections (default ${DEFAULT-VALUE}).")
+  int retentionIntakeConnections;
+
+  @Option(
+      names = "--retention-intake-duration",
+      paramLabel = "DURATION",
+      defaultValue = "40s",
+      converter = DurationConverter.class,
+      description =
+          "Sustained intake duration, e.g. 5m for a long run; 0s skips it"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration retentionIntakeDuration;
+
+  @Option(
+      names = "--retention-interval",
+      paramLabel = "DURATION",
+      defaultValue = "1s",
+      converter = DurationConverter.class,
+      description = "Sustained intake: the cleanup schedule's interval (default ${DEFAULT-VALUE}).")
+  Duration retentionInterval;
+
+  private Bench.RetentionOptions retentionOptions() {
+    if (retentionExpiredKeys < 0
+        || retentionPause.isNegative()
+        || retentionMessages < 10_000
+        || retentionIntakeRate < 1
+        || retentionIntakeConnections < 1
+        || retentionIntakeDuration.isNegative()
+        || retentionInterval.isNegative()
+        || retentionInterval.isZero()) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this),
+          "--retention-expired-keys must be at least 0, --retention-pause not negative,"
+              + " --retention-messages at least 10000,"
+              + " --retention-intake-rate and --retention-intake-connections at least 1,"
+              + " --retention-intake-duration not negative, --retention-interval positive");
+    }
+    return new Bench.RetentionOptions(
+        retentionExpiredKeys,
+        retentionPause,
+        retentionMessages,
+        retentionIntakeDuration.isZero()
+            ? java.util.Optional.empty()
+            : java.util.Optional.of(
+                new RetentionBench.Intake(
+                    retentionIntakeRate,
+                    retentionIntakeConnections,
+                    retentionIntakeDuration,
+                    retentionInterval)),
+        retentionOnly,
+        skipRetention);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (sqlBatches < 1
+        || repeat < 1
+        || inboxRows < 0
+        || (inboxFillfactor != null && (inboxFillfactor < 10 || inboxFillfactor > 100))) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this),
+          "--sql-batches and --repeat must be at least 1, --inbox-rows at least 0,"
+              + " --inbox-fillfactor 10-100");
+    }
+    new Bench(
+            messages,
+            relayEvents,
+            relayRate,
+            new Bench.SqlOptions(
+                sqlBatches,
+                inboxRows,
+                inboxFillfactor == null
+                    ? java.util.OptionalInt.empty()
+                    : java.util.OptionalInt.of(inboxFillfactor),
+                sqlOnly),
+            Duration.ofMillis(relayPollIntervalMs),
+            repeat,
+            relayOnly,
+            Optional.ofNullable(json),
+            retentionOptions(),
+            System.out)
+        .run();
+    return 0;
+  }
+}

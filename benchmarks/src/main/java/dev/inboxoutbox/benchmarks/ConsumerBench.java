@@ -1,0 +1,508 @@
+package dev.inboxoutbox.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inboxoutbox.benchmarks.BenchFigures.Better;
+import dev.inboxoutbox.benchmarks.BenchFigures.Figure;
+import dev.inboxoutbox.benchmarks.BenchFigures.Target;
+import dev.inboxoutbox.consumer.BatchProcessor;
+import dev.inboxoutbox.consumer.ConsumerSettings;
+import dev.inboxoutbox.consumer.IdempotentConsumer;
+import dev.inboxoutbox.consumer.MessageHandler;
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.inbox.Outcome;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Consumer throughput over the same records on the same stack, with the same handler (one effect
+ * row per record, one statement each, one transaction per poll): the inbox consumer against the
+ * same loop without an inbox, at 1 partition / 1 thread and at 3 partitions / 3 threads. One
+ * warm-up run of each, then {@code repeat} runs in alternating order, so neither side profits from
+ * a warmer JVM or database. A run is timed from the first record a poll returns to the commit of
+ * the last one, so joining the group is not part of it. Every run has its own consumer group and
+ * inbox scope, so the inbox sees new keys each time. The naive read-then-write consumer (a
+ * transaction and an offset commit per record) runs once, on part of the records, as the pattern to
+ * avoid.
+ */
+final class ConsumerBench {
+
+  static final double TARGET_RATIO = 0.8;
+  private static final String PART = "consumer";
+  private static final int NAIVE_RECORDS = 2_000;
+
+  private static final String CREATE_EFFECTS =
+      """
+      CREATE TABLE IF NOT EXISTS effects (run text NOT NULL, key text NOT NULL, amount int NOT NULL)
+      """;
+
+  private static final String INSERT_EFFECT =
+      """
+      INSERT INTO effects (run, key, amount) VALUES (?, ?, 1)
+      """;
+
+  private final Database db;
+  private final String bootstrap;
+  private final int messages;
+  private final int repeat;
+  private final BenchFigures figures;
+  private final PrintStream out;
+
+  ConsumerBench(
+      Database db,
+      String bootstrap,
+      int messages,
+      int repeat,
+      BenchFigures figures,
+      PrintStream out) {
+    this.db = db;
+    this.bootstrap = bootstrap;
+    this.messages = messages;
+    this.repeat = repeat;
+    this.figures = figures;
+    this.out = out;
+  }
+
+  void run() throws Exception {
+    execute(CREATE_EFFECTS, "CREATE TABLE IF NOT EXISTS naive_seen (key text PRIMARY KEY)");
+    Figure singleBaseline = null;
+    String singleTopic = null;
+    for (int partitions : List.of(1, 3)) {
+      String topic = "bench-" + partitions + "p-" + UUID.randomUUID().toString().substring(0, 8);
+      int distinct = produce(topic, partitions);
+      out.printf(
+          "%n%d records (%d distinct keys, 10%% repeats) on %s, %d partition(s), %d thread(s)%n",
+          messages, distinct, topic, partitions, partitions);
+      String shape = partitions + "p/" + partitions + "t";
+      inbox(topic, partitions, distinct, "warm-up");
+      plain(topic, partitions, "warm-up");
+      List<Double> withInbox = new ArrayList<>();
+      List<Double> withoutInbox = new ArrayList<>();
+      for (int i = 0; i < repeat; i++) {
+        if (i % 2 == 0) {
+          withInbox.add(inbox(topic, partitions, distinct, "run " + (i + 1)));
+          withoutInbox.add(plain(topic, partitions, "run " + (i + 1)));
+        } else {
+          withoutInbox.add(plain(topic, partitions, "run " + (i + 1)));
+          withInbox.add(inbox(topic, partitions, distinct, "run " + (i + 1)));
+        }
+      }
+      Figure baseline =
+          figures.add(
+              PART,
+              shape + " no inbox, same handler",
+              "msg/s",
+              Better.HIGHER,
+              withoutInbox,
+              Optional.empty(),
+              Optional.empty());
+      figures.add(
+          PART,
+          shape + " inbox",
+          "msg/s",
+          Better.HIGHER,
+          withInbox,
+          Optional.of(baseline),
+          Optional.of(Target.ratioAtLeast(TARGET_RATIO)));
+      if (partitions == 1) {
+        singleBaseline = baseline;
+        singleTopic = topic;
+      }
+    }
+    figures.add(
+        PART,
+        "1p/1t naive read-then-write (avoid)",
+        "msg/s",
+        Better.HIGHER,
+        List.of(naive(singleTopic)),
+        Optional.ofNullable(singleBaseline),
+        Optional.empty());
+  }
+
+  private int produce(String topic, int partitions) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+    }
+    Random random = new Random(1);
+    List<String> keys = new ArrayList<>();
+    Set<String> distinct = new HashSet<>();
+    List<Future<RecordMetadata>> sent = new ArrayList<>(messages);
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", bootstrap, "linger.ms", "20"),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      for (int i = 0; i < messages; i++) {
+        String key =
+            !keys.isEmpty() && random.nextInt(10) == 0
+                ? keys.get(random.nextInt(keys.size()))
+                : UUID.randomUUID().toString();
+        if (distinct.add(key)) {
+          keys.add(key);
+        }
+        ProducerRecord<String, byte[]> record =
+            new ProducerRecord<>(topic, key, "{\"amount\":1}".getBytes(StandardCharsets.UTF_8));
+        record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
+        sent.add(producer.send(record));
+      }
+      producer.flush();
+    }
+    // A record lost here would stall every run at the same count: fail now, with the reason.
+    for (Future<RecordMetadata> send : sent) {
+      send.get();
+    }
+    return distinct.size();
+  }
+
+  /** One run of {@code threads} inbox consumers in one group; returns records per second. */
+  private double inbox(String topic, int threads, int distinct, String label) throws Exception {
+    String run = "inbox-" + UUID.randomUUID();
+    MessageHandler handler =
+        (message, context) -> {
+          try (PreparedStatement insert = context.connection().prepareStatement(INSERT_EFFECT)) {
+            insert.setString(1, run);
+            insert.setString(2, message.idempotencyKey().value());
+            insert.executeUpdate();
+          }
+          return Outcome.success();
+        };
+    Clock clock = FirstRecordClock.start();
+    BatchProcessor.Hooks hooks =
+        new BatchProcessor.Hooks() {
+          @Override
+          public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
+            clock.done(records.size());
+          }
+        };
+    List<IdempotentConsumer> consumers = new ArrayList<>();
+    try (HikariDataSource pool = pool(threads)) {
+      try {
+        for (int i = 0; i < threads; i++) {
+          consumers.add(
+              IdempotentConsumer.builder(
+                      BatchProcessor.builder()
+                          .dataSource(pool)
+                          .settings(ConsumerSettings.builder(run).build())
+                          .handler(handler)
+                          .hooks(hooks))
+                  .kafka(
+                      Map.of(
+                          "bootstrap.servers",
+                          bootstrap,
+                          "group.id",
+                          run,
+                          "interceptor.classes",
+                          FirstRecordClock.class.getName()))
+                  .topics(topic)
+                  .build()
+                  .start());
+        }
+        clock.awaitDone(messages);
+      } finally {
+        for (IdempotentConsumer consumer : consumers) {
+          consumer.close();
+        }
+      }
+    }
+    double rate = clock.rate();
+    long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
+    out.printf(
+        "inbox, %s: %.0f msg/s, %d effects for %d distinct keys%n", label, rate, effects, distinct);
+    if (effects != distinct) {
+      throw new IllegalStateException(
+          "the inbox consumer applied " + effects + " effects for " + distinct + " distinct keys");
+    }
+    return rate;
+  }
+
+  /**
+   * The baseline: the same handler statement per record and the same shape (one transaction per
+   * poll, offsets committed after it), without an inbox, so every repeat applies again.
+   */
+  private double plain(String topic, int threads, String label) throws Exception {
+    String run = "plain-" + UUID.randomUUID();
+    Clock clock = FirstRecordClock.start();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<Void>> loops = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        loops.add(
+            pool.submit(
+                () -> {
+                  plainLoop(topic, run, clock);
+                  return null;
+                }));
+      }
+      clock.awaitDone(messages);
+      clock.stop();
+      for (Future<Void> loop : loops) {
+        loop.get(1, TimeUnit.MINUTES);
+      }
+    } finally {
+      clock.stop();
+      pool.shutdownNow();
+    }
+    double rate = clock.rate();
+    long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
+    out.printf("no inbox, %s: %.0f msg/s, %d effects%n", label, rate, effects);
+    return rate;
+  }
+
+  private void plainLoop(String topic, String run, Clock clock) throws SQLException {
+    try (KafkaConsumer<String, byte[]> consumer =
+            new KafkaConsumer<>(
+                Map.of(
+                    "bootstrap.servers",
+                    bootstrap,
+                    "group.id",
+                    run,
+                    "auto.offset.reset",
+                    "earliest",
+                    "enable.auto.commit",
+                    "false",
+                    "interceptor.classes",
+                    FirstRecordClock.class.getName()),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
+        Connection connection = db.connect()) {
+      connection.setAutoCommit(false);
+      consumer.subscribe(List.of(topic));
+      while (!clock.stopped()) {
+        ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(100));
+        if (records.isEmpty()) {
+          continue;
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (ConsumerRecord<String, byte[]> record : records) {
+          Header key = record.headers().lastHeader("Idempotency-Key");
+          // As the handler does: one statement per record.
+          try (PreparedStatement effect = connection.prepareStatement(INSERT_EFFECT)) {
+            effect.setString(1, run);
+            effect.setString(2, new String(key.value(), StandardCharsets.UTF_8));
+            effect.executeUpdate();
+          }
+          offsets.put(
+              new TopicPartition(record.topic(), record.partition()),
+              new OffsetAndMetadata(record.offset() + 1));
+        }
+        connection.commit();
+        clock.done(records.count());
+        try {
+          consumer.commitSync(offsets);
+        } catch (CommitFailedException | RebalanceInProgressException e) {
+          // As the inbox consumer does: a later commit, or the partition's next owner, covers it.
+        }
+      }
+    }
+  }
+
+  /** The pattern to avoid, on the first {@value #NAIVE_RECORDS} records of the topic. */
+  private double naive(String topic) throws Exception {
+    int records = Math.min(messages, NAIVE_RECORDS);
+    long started = 0;
+    int done = 0;
+    try (KafkaConsumer<String, byte[]> consumer =
+            new KafkaConsumer<>(
+                Map.of(
+                    "bootstrap.servers",
+                    bootstrap,
+                    "group.id",
+                    "bench-naive-" + UUID.randomUUID(),
+                    "auto.offset.reset",
+                    "earliest",
+                    "enable.auto.commit",
+                    "false"),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
+        Connection connection = db.connect()) {
+      consumer.subscribe(List.of(topic));
+      connection.setAutoCommit(false);
+      while (done < records) {
+        for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+          if (started == 0) {
+            started = System.nanoTime();
+          }
+          if (done == records) {
+            break;
+          }
+          boolean seen;
+          // The pattern the brief warns about: check, then write. Correct only with the primary key
+          // behind it.
+          try (PreparedStatement check =
+              connection.prepareStatement("SELECT 1 FROM naive_seen WHERE key = ?")) {
+            check.setString(1, record.key());
+            try (ResultSet row = check.executeQuery()) {
+              seen = row.next();
+            }
+          }
+          if (!seen) {
+            try (PreparedStatement mark =
+                    connection.prepareStatement("INSERT INTO naive_seen (key) VALUES (?)");
+                PreparedStatement effect = connection.prepareStatement(INSERT_EFFECT)) {
+              mark.setString(1, record.key());
+              mark.executeUpdate();
+              effect.setString(1, "naive");
+              effect.setString(2, record.key());
+              effect.executeUpdate();
+            }
+          }
+          connection.commit();
+          consumer.commitSync(
+              Map.of(
+                  new TopicPartition(record.topic(), record.partition()),
+                  new OffsetAndMetadata(record.offset() + 1)));
+          done++;
+        }
+      }
+    }
+    double rate = records / ((System.nanoTime() - started) / 1e9);
+    out.printf("naive: %d records, %.0f msg/s%n", records, rate);
+    return rate;
+  }
+
+  /** A pool as an application would have: one connection per consumer thread, kept open. */
+  private HikariDataSource pool(int threads) {
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(db.dataSource());
+    config.setMaximumPoolSize(threads);
+    config.setMinimumIdle(threads);
+    config.setAutoCommit(false);
+    config.setPoolName("bench-inbox");
+    return new HikariDataSource(config);
+  }
+
+  private void execute(String... statements) throws SQLException {
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement()) {
+      for (String sql : statements) {
+        statement.execute(sql);
+      }
+    }
+  }
+
+  private long count(String sql) throws SQLException {
+    try (Connection connection = db.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row = statement.executeQuery(sql)) {
+      row.next();
+      return row.getLong(1);
+    }
+  }
+
+  /** One run's clock: from the first record any of its consumers polled to the last commit. */
+  static final class Clock {
+    private final AtomicLong first = new AtomicLong();
+    private final AtomicLong last = new AtomicLong();
+    private final AtomicLong records = new AtomicLong();
+    private volatile boolean stopped;
+
+    void firstRecord() {
+      first.compareAndSet(0, System.nanoTime());
+    }
+
+    void done(int count) {
+      records.addAndGet(count);
+      last.set(System.nanoTime());
+    }
+
+    boolean stopped() {
+      return stopped;
+    }
+
+    void stop() {
+      stopped = true;
+    }
+
+    void awaitDone(long target) throws InterruptedException {
+      awaitProgress(records::get, target);
+    }
+
+    double rate() {
+      return records.get() / ((last.get() - first.get()) / 1e9);
+    }
+  }
+
+  /**
+   * Starts a run's clock when a poll first returns records, for the inbox and the plain consumer
+   * alike. Kafka instantiates it by class name, hence the static clock: runs never overlap.
+   */
+  public static final class FirstRecordClock implements ConsumerInterceptor<Object, Object> {
+    private static volatile Clock current;
+
+    static Clock start() {
+      Clock clock = new Clock();
+      current = clock;
+      return clock;
+    }
+
+    public FirstRecordClock() {}
+
+    @Override
+    public ConsumerRecords<Object, Object> onConsume(ConsumerRecords<Object, Object> records) {
+      if (!records.isEmpty()) {
+        current.firstRecord();
+      }
+      return records;
+    }
+
+    @Override
+    public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void configure(Map<String, ?> configs) {}
+  }
+
+  /** Waits until a benchmark consumer has done {@code target} records; five minutes is a stall. */
+  static void awaitProgress(LongSupplier progress, long target) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    while (progress.getAsLong() < target) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "benchmark consumer stalled at " + progress.getAsLong() + " of " + target);
+      }
+      Thread.sleep(5);
+    }
+  }
+}

@@ -1,0 +1,271 @@
+package dev.inboxoutbox.chaos.fleet;
+
+import dev.inboxoutbox.chaos.fault.FaultLog;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * The service processes of a run: starts them, kills one on demand (SIGKILL), restarts the dead
+ * (killed by the run, or halted at a crash point) and keeps the count of every kill.
+ */
+public final class ServiceFleet implements AutoCloseable {
+
+  private static final Duration STARTING_VICTIM_MIN_AGE = Duration.ofSeconds(5);
+
+  /**
+   * An instance that exits this long after an infrastructure fault ended still counts as exiting
+   * because of it: one started during a database outage fails its migrations a moment later.
+   */
+  private static final long OUTAGE_AFTERMATH_MILLIS = 15_000;
+
+  private final Random random;
+  private final Duration restartDelay;
+  private final PrintStream out;
+  private final List<ServiceProcess> orderServices = new ArrayList<>();
+  // The webhook proxy reads this list while the run fills it.
+  private final List<ServiceProcess> paymentServices = new CopyOnWriteArrayList<>();
+  private final Map<String, AtomicInteger> kills = new LinkedHashMap<>();
+  private final AtomicInteger killsOfServingInstances = new AtomicInteger();
+  private final AtomicInteger killsDuringInfrastructureFault = new AtomicInteger();
+  private final AtomicInteger exitsDuringOutage = new AtomicInteger();
+  private volatile FaultLog faults;
+  private final Set<ServiceProcess> killedDuringStartUp = ConcurrentHashMap.newKeySet();
+  private final Set<ServiceProcess> killedByUs = ConcurrentHashMap.newKeySet();
+  private final List<Map<String, Object>> killLog = new ArrayList<>();
+  private final ExecutorService restarts = Executors.newCachedThreadPool();
+  private final ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor();
+
+  public ServiceFleet(Random random, Duration restartDelay, PrintStream out) {
+    this.random = random;
+    this.restartDelay = restartDelay;
+    this.out = out;
+    for (String kind : List.of("random", "relay-leader", "crash-point")) {
+      kills.put(kind, new AtomicInteger());
+    }
+  }
+
+  /**
+   * From now on every kill and crash point is also a fault in {@code faults}, and a kill while an
+   * infrastructure fault lasts is counted apart.
+   */
+  public void recordFaultsIn(FaultLog faults) {
+    this.faults = faults;
+  }
+
+  public void addOrderService(ServiceProcess service) {
+    orderServices.add(service);
+  }
+
+  public void addPaymentService(ServiceProcess service) {
+    paymentServices.add(service);
+  }
+
+  /** The payment-consumers, for the webhook proxy: a live view, filled as the run starts them. */
+  public List<ServiceProcess> paymentServices() {
+    return paymentServices;
+  }
+
+  public List<ServiceProcess> all() {
+    return Stream.concat(orderServices.stream(), paymentServices.stream()).toList();
+  }
+
+  /** Starts every process and waits until all serve. */
+  public void start(Duration timeout) throws IOException, InterruptedException {
+    List<ServiceProcess> all = all();
+    for (ServiceProcess service : all) {
+      service.start();
+    }
+    Instant deadline = Instant.now().plus(timeout);
+    while (!all.stream().allMatch(ServiceProcess::ready)) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException("services not ready within " + timeout + "; see the logs");
+      }
+      for (ServiceProcess service : all) {
+        if (!service.alive()) {
+          service.start();
+        }
+      }
+      Thread.sleep(250);
+    }
+  }
+
+  /** From now on, a process that halted on its own (a crash point) is counted and restarted. */
+  public void superviseCrashes() {
+    supervisor.scheduleWithFixedDelay(this::restartCrashed, 200, 200, TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops restarting: what is down stays down. */
+  public void stopRestarting() {
+    supervisor.shutdownNow();
+    restarts.shutdownNow();
+  }
+
+  /** Kills one eligible process and schedules its restart; false when none is eligible. */
+  public synchronized boolean killOne() {
+    ServiceProcess victim = chooseVictim();
+    if (victim == null) {
+      return false;
+    }
+    killedByUs.add(victim);
+    victim.kill();
+    restarts.submit(() -> restartLater(victim));
+    return true;
+  }
+
+  /**
+   * A victim is an instance that serves (health UP: consumers and relay running), or one that has
+   * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's own start, into the
+   * application's (on an idle machine it migrates, joins its groups and competes for the relay slot
+   * by then; under load it may still be creating beans), so a kill there is a real crash during
+   * start-up. An instance killed during start-up must serve before it can be killed again, so one
+   * fresh JVM is not killed over and over to make up the count. Never the last serving instance of
+   * a service: the run measures recovery, not an outage.
+   */
+  private ServiceProcess chooseVictim() {
+    List<ServiceProcess> all = all();
+    all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
+    List<ServiceProcess> alive =
+        all.stream()
+            .filter(ServiceProcess::alive)
+            .filter(
+                service ->
+                    service.ready()
+                        || (service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0
+                            && !killedDuringStartUp.contains(service)))
+            .filter(this::hasServingSibling)
+            .toList();
+    if (alive.isEmpty()) {
+      return null;
+    }
+    if (random.nextDouble() < 0.3) {
+      List<ServiceProcess> leaders = alive.stream().filter(ServiceProcess::leadsRelay).toList();
+      if (!leaders.isEmpty()) {
+        ServiceProcess leader = leaders.get(random.nextInt(leaders.size()));
+        record("relay-leader", leader);
+        return leader;
+      }
+    }
+    ServiceProcess victim = alive.get(random.nextInt(alive.size()));
+    record("random", victim);
+    return victim;
+  }
+
+  private boolean hasServingSibling(ServiceProcess service) {
+    List<ServiceProcess> siblings =
+        orderServices.contains(service) ? orderServices : paymentServices;
+    return siblings.stream().anyMatch(other -> other != service && other.alive() && other.ready());
+  }
+
+  private synchronized void record(String kind, ServiceProcess victim) {
+    kills.get(kind).incrementAndGet();
+    FaultLog log = faults;
+    boolean duringInfrastructureFault = log != null && log.infrastructureFaultActive();
+    if (duringInfrastructureFault) {
+      killsDuringInfrastructureFault.incrementAndGet();
+    }
+    if (log != null) {
+      log.instant(
+          kind.equals("crash-point") ? FaultLog.Kind.CRASH_POINT : FaultLog.Kind.PROCESS_KILL,
+          victim.name());
+    }
+    // A crash point fires inside a handler or the relay: that instance was serving by definition.
+    boolean serving = kind.equals("crash-point") || victim.ready();
+    if (serving) {
+      killsOfServingInstances.incrementAndGet();
+    } else {
+      killedDuringStartUp.add(victim);
+    }
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("atMillis", System.currentTimeMillis());
+    entry.put("kind", kind);
+    entry.put("process", victim.name());
+    entry.put("serving", serving);
+    entry.put("duringInfrastructureFault", duringInfrastructureFault);
+    killLog.add(entry);
+  }
+
+  private void restartLater(ServiceProcess victim) {
+    try {
+      Thread.sleep(restartDelay.toMillis());
+      victim.start();
+      killedByUs.remove(victim);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      out.println("restart of " + victim.name() + " failed: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Processes that exited on their own, restarted: during or just after an infrastructure fault (a
+   * service cannot start while its database is down) counted as exits during an outage, else as
+   * crash points.
+   */
+  private synchronized void restartCrashed() {
+    for (ServiceProcess service : all()) {
+      if (!service.alive() && !killedByUs.contains(service) && service.starts() > 0) {
+        killedByUs.add(service);
+        FaultLog log = faults;
+        if (log != null && log.infrastructureFaultWithin(OUTAGE_AFTERMATH_MILLIS)) {
+          recordExitDuringOutage(service);
+        } else {
+          record("crash-point", service);
+        }
+        restarts.submit(() -> restartLater(service));
+      }
+    }
+  }
+
+  private synchronized void recordExitDuringOutage(ServiceProcess service) {
+    exitsDuringOutage.incrementAndGet();
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("atMillis", System.currentTimeMillis());
+    entry.put("kind", "exit-during-outage");
+    entry.put("process", service.name());
+    entry.put("serving", service.servedInThisLife());
+    entry.put("duringInfrastructureFault", true);
+    killLog.add(entry);
+  }
+
+  public synchronized int totalKills() {
+    return kills.values().stream().mapToInt(AtomicInteger::get).sum();
+  }
+
+  public synchronized Map<String, Integer> killCounts() {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    counts.put("total", totalKills());
+    counts.put("whileServing", killsOfServingInstances.get());
+    counts.put("duringStartUp", totalKills() - killsOfServingInstances.get());
+    kills.forEach((kind, count) -> counts.put(kind, count.get()));
+    counts.put("duringInfrastructureFault", killsDuringInfrastructureFault.get());
+    counts.put("exitsDuringOutage", exitsDuringOutage.get());
+    return counts;
+  }
+
+  public synchronized List<Map<String, Object>> killLog() {
+    return List.copyOf(killLog);
+  }
+
+  /** Stops restarting and kills every process. */
+  @Override
+  public void close() {
+    stopRestarting();
+    all().forEach(ServiceProcess::kill);
+  }
+}

@@ -1,0 +1,107 @@
+package dev.inboxoutbox.chaos.fleet;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.inboxoutbox.provider.PaymentProviderSimulator;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The provider has one webhook URL; the payment-consumer instances come and go. This forwards each
+ * delivery to a live instance, and answers 503 when none takes it, so the provider retries later.
+ */
+public final class WebhookProxy implements AutoCloseable {
+
+  static {
+    // This proxy starts the JVM's first JDK server, before the provider simulator: without it every
+    // charge answer waited ~40 ms for a delayed ACK, capping the payment chain at ~40 charges/s.
+    PaymentProviderSimulator.useNoDelayForJdkHttpServers();
+  }
+
+  /** A payment-consumer instance as the proxy sees it. */
+  interface Target {
+    /** The process runs (it may still be starting and refuse connections). */
+    boolean alive();
+
+    /** The instance serves: its health is UP. */
+    boolean ready();
+
+    int port();
+  }
+
+  private final HttpServer server;
+  private final List<? extends Target> targets;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+  public WebhookProxy(List<? extends Target> targets) throws IOException {
+    this.targets = targets;
+    this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
+    server.createContext("/", this::forward);
+    server.setExecutor(Executors.newFixedThreadPool(4));
+    server.start();
+  }
+
+  public URI url() {
+    return URI.create("http://localhost:" + server.getAddress().getPort() + "/webhooks/provider");
+  }
+
+  /**
+   * Tries the serving instances first, in random order, then any other live one: an instance that
+   * is still starting refuses connections, and each refusal answered as 503 makes the provider sign
+   * and send the delivery again after a backoff.
+   */
+  private void forward(HttpExchange exchange) throws IOException {
+    byte[] body = exchange.getRequestBody().readAllBytes();
+    List<Target> candidates = new ArrayList<>(targets.stream().filter(Target::alive).toList());
+    Collections.shuffle(candidates, ThreadLocalRandom.current());
+    candidates.sort(Comparator.comparing(target -> !target.ready()));
+    int status = 503;
+    for (Target target : candidates) {
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(
+                  URI.create("http://localhost:" + target.port() + exchange.getRequestURI()))
+              .timeout(Duration.ofSeconds(5))
+              .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+      exchange
+          .getRequestHeaders()
+          .forEach(
+              (name, values) -> {
+                if (name.equalsIgnoreCase("Provider-Signature")
+                    || name.equalsIgnoreCase("Content-Type")) {
+                  values.forEach(value -> request.header(name, value));
+                }
+              });
+      try {
+        status = http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        break;
+      } catch (IOException e) {
+        status = 503; // not listening (yet) or killed mid-request: the next candidate may take it
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    exchange.sendResponseHeaders(status, -1);
+    try (OutputStream ignored = exchange.getResponseBody()) {
+      // empty body
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

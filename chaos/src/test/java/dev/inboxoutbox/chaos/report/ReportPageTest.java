@@ -1,0 +1,73 @@
+package dev.inboxoutbox.chaos.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inboxoutbox.chaos.fault.FaultLog.Fault;
+import dev.inboxoutbox.chaos.fault.FaultLog.Kind;
+import dev.inboxoutbox.chaos.verify.Invariant;
+import dev.inboxoutbox.chaos.verify.RunEvidence;
+import dev.inboxoutbox.chaos.verify.RunFigures;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ReportPageTest {
+
+  @Test
+  void theTimelineHasAxesWithUnitsAndANumberedMarkerPerInfrastructureFault() throws Exception {
+    List<Map<String, Object>> timeline = new ArrayList<>();
+    for (long second = 0; second <= 60; second++) {
+      Map<String, Object> point = new LinkedHashMap<>();
+      point.put("atMillis", second * 1000);
+      point.put("sent", Math.min(9000, second * 150));
+      point.put("orders", Math.min(9000, second * 140));
+      point.put("settled", Math.min(9000, second * 120));
+      point.put("duplicatesAbsorbed", second * 20);
+      point.put("kills", second / 3);
+      timeline.add(point);
+    }
+    List<Fault> faults =
+        List.of(
+            new Fault(Kind.NETWORK_LATENCY, "postgres", 8_000, Optional.of(12_000L)),
+            new Fault(Kind.NETWORK_RESET, "postgres", 23_000, Optional.of(23_000L)),
+            new Fault(Kind.NETWORK_BLACKHOLE, "postgres", 38_000, Optional.of(42_000L)),
+            new Fault(Kind.PROCESS_KILL, "order-consumer-1", 5_000, Optional.of(5_000L)));
+    RunFigures.Summary figures =
+        RunFigures.summarise(
+            faults,
+            List.of(new RunEvidence.OrderTimes("k1", 1_000_012_500L, 1_000_013_000L)),
+            Map.of("k1", 1_000_000_000L),
+            1_000_000_000L,
+            Map.of("order-commands", 10L),
+            10,
+            Map.of(),
+            0,
+            Map.of("total", 3L, "CONFLICT", 2L, "MALFORMED_PAYLOAD", 1L));
+
+    String html =
+        new ReportPage(
+                true,
+                "seed 1",
+                "",
+                timeline,
+                List.of(Map.of("atMillis", 5_000L, "kind", "random")),
+                figures,
+                List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")))
+            .html();
+    Files.writeString(Path.of("target", "report-page-sample.html"), html);
+
+    assertThat(html)
+        .contains("time since the load started (s)")
+        .contains("count (records, orders, duplicates)")
+        .contains(">#1 latency</text>")
+        .contains(">#2 reset</text>")
+        .contains(">#3 blackhole</text>")
+        .doesNotContain(">#4 ");
+    assertThat(html).contains("<td>network blackhole</td><td>postgres</td>");
+  }
+}

@@ -1,0 +1,224 @@
+package dev.inboxoutbox.tools;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Sends PlaceOrder commands to {@code orders.commands}: each with a fresh idempotency key, plus a
+ * share of client retries (same key, same order, re-serialised), conflicts (same key, another
+ * order) and malformed records. Remembers what it sent so the verifier can hold the system to it.
+ */
+public final class LoadProducer implements AutoCloseable {
+
+  public static final String TOPIC = "orders.commands";
+  private static final int SKUS = 10;
+
+  /** What was sent, by key. */
+  public static final class Sent {
+    public final Set<String> validKeys = ConcurrentHashMap.newKeySet();
+    public final Set<String> conflictKeys = ConcurrentHashMap.newKeySet();
+    public final Set<String> malformedKeys = ConcurrentHashMap.newKeySet();
+    public final AtomicLong records = new AtomicLong();
+    public final AtomicLong retries = new AtomicLong();
+
+    /** When each distinct order was first sent (epoch ms): where its end-to-end latency starts. */
+    public final Map<String, Long> firstSentAtEpochMillis = new ConcurrentHashMap<>();
+
+    /** Sends Kafka did not acknowledge: a broken run, not a broken consumer. */
+    public final AtomicLong failedSends = new AtomicLong();
+
+    public final AtomicReference<String> firstFailure = new AtomicReference<>();
+
+    public Map<String, Object> summary() {
+      return Map.of(
+          "records", records.get(),
+          "distinctOrders", validKeys.size(),
+          "clientRetries", retries.get(),
+          "conflicts", conflictKeys.size(),
+          "malformed", malformedKeys.size(),
+          "failedSends", failedSends.get());
+    }
+
+    /** The summary for a person: what went out, and what Kafka did not take. */
+    String describe() {
+      String line =
+          records.get()
+              + " records: "
+              + validKeys.size()
+              + " orders, "
+              + retries.get()
+              + " client retries, "
+              + conflictKeys.size()
+              + " conflicts, "
+              + malformedKeys.size()
+              + " malformed";
+      long failed = failedSends.get();
+      return failed == 0
+          ? line + "; all acknowledged"
+          : line + "; " + failed + " not acknowledged, the first: " + firstFailure.get();
+    }
+  }
+
+  /** What each sent record was, in send order: for tracing keys later. */
+  enum SentKind {
+    ORDER,
+    CLIENT_RETRY,
+    CONFLICT,
+    MALFORMED
+  }
+
+  /** Told of each record as it is handed to the producer. */
+  @FunctionalInterface
+  interface SendListener {
+    public void sent(SentKind kind, String idempotencyKey);
+  }
+
+  private final KafkaProducer<String, byte[]> producer;
+  private final Random random;
+  private final double retryShare;
+  private final double conflictShare;
+  private final double malformedShare;
+  private final Sent sent = new Sent();
+  private final List<String[]> recent = new ArrayList<>();
+  private SendListener listener = (kind, key) -> {};
+
+  public LoadProducer(
+      String bootstrap, long seed, double retryShare, double conflictShare, double malformedShare) {
+    this.producer =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                ProducerConfig.LINGER_MS_CONFIG, "5"),
+            new StringSerializer(),
+            new ByteArraySerializer());
+    this.random = new Random(seed);
+    this.retryShare = retryShare;
+    this.conflictShare = conflictShare;
+    this.malformedShare = malformedShare;
+  }
+
+  /** Replaces the listener told of each send; call before {@link #send(int, int)}. */
+  void onEachSend(SendListener listener) {
+    this.listener = listener;
+  }
+
+  public Sent sent() {
+    return sent;
+  }
+
+  /** Sends {@code orders} distinct orders (plus the extra shares) at about {@code perSecond}. */
+  public void send(int orders, int perSecond) throws InterruptedException {
+    long started = System.nanoTime();
+    for (int i = 0; i < orders; i++) {
+      String customer = "c-" + random.nextInt(500);
+      String key = UUID.randomUUID().toString();
+      String order = order(customer);
+      sent.firstSentAtEpochMillis.put(key, System.currentTimeMillis());
+      send(key, customer, order);
+      listener.sent(SentKind.ORDER, key);
+      sent.validKeys.add(key);
+      remember(key, customer, order);
+      if (random.nextDouble() < retryShare) {
+        String[] earlier = recent.get(random.nextInt(recent.size()));
+        // A client retry: same key, same order, serialised differently.
+        send(earlier[0], earlier[1], earlier[2].replace(",", ", "));
+        listener.sent(SentKind.CLIENT_RETRY, earlier[0]);
+        sent.retries.incrementAndGet();
+      }
+      if (random.nextDouble() < conflictShare) {
+        String[] earlier = recent.get(random.nextInt(recent.size()));
+        send(earlier[0], earlier[1], order(earlier[1] + "-changed"));
+        listener.sent(SentKind.CONFLICT, earlier[0]);
+        sent.conflictKeys.add(earlier[0]);
+      }
+      if (random.nextDouble() < malformedShare) {
+        String malformedKey = "malformed-" + UUID.randomUUID();
+        send(malformedKey, customer, "{\"customerId\":\"" + customer + "\",\"items\":[");
+        listener.sent(SentKind.MALFORMED, malformedKey);
+        sent.malformedKeys.add(malformedKey);
+      }
+      pace(started, i + 1, perSecond);
+    }
+    producer.flush();
+  }
+
+  private void remember(String key, String customer, String order) {
+    // Retries and conflicts reach back to recent orders, as real clients would.
+    if (recent.size() < 200) {
+      recent.add(new String[] {key, customer, order});
+    } else {
+      recent.set(random.nextInt(recent.size()), new String[] {key, customer, order});
+    }
+  }
+
+  private String order(String customer) {
+    StringBuilder items = new StringBuilder();
+    int lines = 1 + random.nextInt(3);
+    for (int line = 0; line < lines; line++) {
+      String sku =
+          random.nextInt(50) == 0
+              ? "SKU-RARE"
+              : String.format("SKU-%02d", 1 + random.nextInt(SKUS));
+      if (line > 0) {
+        items.append(',');
+      }
+      items
+          .append("{\"sku\":\"")
+          .append(sku)
+          .append("\",\"qty\":")
+          .append(1 + random.nextInt(3))
+          .append(",\"unitPriceCents\":")
+          .append(100 * (1 + random.nextInt(50)))
+          .append('}');
+    }
+    return "{\"customerId\":\"" + customer + "\",\"items\":[" + items + "]}";
+  }
+
+  private void send(String key, String customer, String json) {
+    ProducerRecord<String, byte[]> record =
+        new ProducerRecord<>(TOPIC, customer, json.getBytes(StandardCharsets.UTF_8));
+    record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
+    record.headers().add("type", "PlaceOrder".getBytes(StandardCharsets.UTF_8));
+    producer.send(
+        record,
+        (metadata, error) -> {
+          if (error != null) {
+            sent.failedSends.incrementAndGet();
+            sent.firstFailure.compareAndSet(null, key + ": " + error);
+          }
+        });
+    sent.records.incrementAndGet();
+  }
+
+  private static void pace(long startedNanos, int done, int perSecond) throws InterruptedException {
+    if (perSecond <= 0) {
+      return;
+    }
+    long due = startedNanos + Duration.ofSeconds(1).toNanos() * done / perSecond;
+    long wait = due - System.nanoTime();
+    if (wait > 1_000_000) {
+      Thread.sleep(wait / 1_000_000);
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close(Duration.ofSeconds(5));
+  }
+}

@@ -1,0 +1,133 @@
+package dev.inboxoutbox.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.schema.InboxOutboxSchema;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.Statement;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** {@code iox inspect} against a real PostgreSQL database with the framework's tables. */
+class InspectCommandIT {
+
+  private static final String KEY = "3f2b8c1e-7d4a-4f0e-9a61-5c2d8e9b0a17";
+  private static final String EVENT = "9c1d7e2a-4b3f-4a8e-b5d6-0e1f2a3b4c5d";
+
+  private Database database;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    database = DevStack.shared().postgres().createDatabase();
+    InboxOutboxSchema.migrate(database.dataSource());
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute(
+          """
+          INSERT INTO inbox (operation, idempotency_key, request_hash, status, outcome_kind,
+                             outcome_code, outcome_body, completed_at, outcome_expires_at,
+                             expires_at)
+          VALUES ('order-consumer', '%s', repeat('a', 64), 'COMPLETED', 'SUCCESS', 200,
+                  '{"orderId":"o-1","status":"PLACED","totalCents":1500}', now(),
+                  now() + interval '1 day', now() + interval '7 days')"""
+              .formatted(KEY));
+      statement.execute(
+          """
+          INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, causation_id)
+          VALUES ('%s', 'order', 'o-1', 'PaymentRequested', '{}', '%s')"""
+              .formatted(EVENT, KEY));
+    }
+  }
+
+  @AfterEach
+  void tearDown() {
+    database.close();
+  }
+
+  @Test
+  void namesTheDatabaseAndKeepsEveryValueWholeAndApart() {
+    ToolRun run = inspect();
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("database " + database.jdbcUrl() + " as ");
+    // UUID, timestamp and status stand apart: at least two spaces between columns.
+    assertThat(run.out()).containsPattern(KEY + " {2,}COMPLETED {2,}200 {2,}");
+    assertThat(run.out()).containsPattern(EVENT + " {2,}order {2,}o-1 {2,}PaymentRequested {2,}");
+    assertThat(run.out())
+        .contains("{\"status\": \"PLACED\", \"orderId\": \"o-1\", \"totalCents\": 1500}");
+  }
+
+  @Test
+  void jsonGivesEachSectionsRowsAsObjects() throws Exception {
+    ToolRun run = inspect("--json");
+
+    assertThat(run.exitCode()).isZero();
+    JsonNode document = JsonMapper.builder().build().readTree(run.out());
+    assertThat(document.path("database").asString()).isEqualTo(database.jdbcUrl());
+    JsonNode latest = document.path("sections").path("latest inbox rows");
+    assertThat(latest.size()).isEqualTo(1);
+    assertThat(latest.get(0).path("idempotency_key").asString()).isEqualTo(KEY);
+    assertThat(latest.get(0).path("outcome_code").asInt()).isEqualTo(200);
+    assertThat(
+            document
+                .path("sections")
+                .path("outbox events caused by " + KEY)
+                .get(0)
+                .path("id")
+                .asString())
+        .isEqualTo(EVENT);
+  }
+
+  @Test
+  void anUnreachableDatabaseIsOneLineAndExitCode2() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    String url = "jdbc:postgresql://127.0.0.1:" + closedPort + "/nowhere";
+
+    ToolRun run = ToolRun.of("inspect", "--jdbc-url", url, "--user", "postgres");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().strip())
+        .startsWith("iox inspect: cannot connect to " + url + " as postgres: ");
+    assertThat(run.err().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void aRefusedLoginIsOneLineAndExitCode2() {
+    // Without the URL's own user parameter, which would win over --user.
+    String url = database.jdbcUrl().replaceFirst("\\?.*", "");
+    ToolRun run =
+        ToolRun.of("inspect", "--jdbc-url", url, "--user", "nobody_here", "--password", "x");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().strip())
+        .startsWith("iox inspect: cannot connect to " + url + " as nobody_here: ")
+        .contains("SQL state 28");
+    assertThat(run.err().strip().lines()).hasSize(1);
+  }
+
+  private ToolRun inspect(String... more) {
+    String[] args = {
+      "inspect",
+      "--jdbc-url",
+      database.jdbcUrl(),
+      "--user",
+      database.username(),
+      "--password",
+      database.password(),
+      "--key",
+      KEY
+    };
+    String[] all = java.util.Arrays.copyOf(args, args.length + more.length);
+    System.arraycopy(more, 0, all, args.length, more.length);
+    return ToolRun.of(all);
+  }
+}
