@@ -20,6 +20,24 @@ public final class ConsumerSettings {
     APPLY
   }
 
+  /** See {@link Builder#maxPayloadBytes(int)}. */
+  public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+  /** See {@link Builder#tooOldPolicy(TooOldPolicy)}. */
+  public static final TooOldPolicy DEFAULT_TOO_OLD_POLICY = TooOldPolicy.DEAD_LETTER;
+
+  /** See {@link Builder#deadLetterSuffix(String)}. */
+  public static final String DEFAULT_DEAD_LETTER_SUFFIX = ".DLT";
+
+  /** See {@link Builder#retryBackoff(Duration, Duration)}. */
+  public static final Duration DEFAULT_RETRY_BACKOFF_MIN = Duration.ofMillis(200);
+
+  /** See {@link Builder#retryBackoff(Duration, Duration)}. */
+  public static final Duration DEFAULT_RETRY_BACKOFF_MAX = Duration.ofSeconds(10);
+
+  /** See {@link Builder#stuckAfter(Duration)}. */
+  public static final Duration DEFAULT_STUCK_AFTER = Duration.ofMinutes(1);
+
   private final String operation;
   private final String tenantHeader;
   private final String principalHeader;
@@ -112,12 +130,12 @@ public final class ConsumerSettings {
     private String tenantHeader;
     private String principalHeader;
     private KeyExtractor keyExtractor = KeyExtractor.idempotencyKeyHeader();
-    private int maxPayloadBytes = 1024 * 1024;
-    private TooOldPolicy tooOldPolicy = TooOldPolicy.DEAD_LETTER;
-    private String deadLetterSuffix = ".DLT";
-    private Duration retryBackoffMin = Duration.ofMillis(200);
-    private Duration retryBackoffMax = Duration.ofSeconds(10);
-    private Duration stuckAfter = Duration.ofMinutes(1);
+    private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+    private TooOldPolicy tooOldPolicy = DEFAULT_TOO_OLD_POLICY;
+    private String deadLetterSuffix = DEFAULT_DEAD_LETTER_SUFFIX;
+    private Duration retryBackoffMin = DEFAULT_RETRY_BACKOFF_MIN;
+    private Duration retryBackoffMax = DEFAULT_RETRY_BACKOFF_MAX;
+    private Duration stuckAfter = DEFAULT_STUCK_AFTER;
 
     private Builder() {}
 

@@ -28,6 +28,24 @@ public final class RelaySettings {
   /** See {@link Builder#maxQueueSize(int)}; Debezium's own default. */
   public static final int DEFAULT_MAX_QUEUE_SIZE = 8192;
 
+  /** See {@link Builder#publicationName(String)}; the publication the schema migration creates. */
+  public static final String DEFAULT_PUBLICATION_NAME = "iox_outbox";
+
+  /** See {@link Builder#topicReplacement(String)}. */
+  public static final String DEFAULT_TOPIC_REPLACEMENT = "outbox.event.${routedByValue}";
+
+  /** See {@link Builder#heartbeatInterval(Duration)}. */
+  public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
+
+  /** See {@link Builder#standbyPollInterval(Duration)}. */
+  public static final Duration DEFAULT_STANDBY_POLL_INTERVAL = Duration.ofMillis(500);
+
+  /** See {@link Builder#restartBackoff(Duration, Duration)}. */
+  public static final Duration DEFAULT_RESTART_BACKOFF_MIN = Duration.ofMillis(500);
+
+  /** See {@link Builder#restartBackoff(Duration, Duration)}. */
+  public static final Duration DEFAULT_RESTART_BACKOFF_MAX = Duration.ofSeconds(30);
+
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   /** Fixed, like the table the Outbox writes, the retention cleans and the migration publishes. */
@@ -246,17 +264,17 @@ public final class RelaySettings {
     private String kafkaBootstrapServers;
     private final Map<String, Object> producerProperties = new HashMap<>();
     private String slotName;
-    private String publicationName = "iox_outbox";
-    private String topicReplacement = "outbox.event.${routedByValue}";
+    private String publicationName = DEFAULT_PUBLICATION_NAME;
+    private String topicReplacement = DEFAULT_TOPIC_REPLACEMENT;
     private Duration offsetFlushInterval = DEFAULT_OFFSET_FLUSH_INTERVAL;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
-    private Duration heartbeatInterval = Duration.ofSeconds(10);
-    private Duration standbyPollInterval = Duration.ofMillis(500);
+    private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+    private Duration standbyPollInterval = DEFAULT_STANDBY_POLL_INTERVAL;
     private Duration leadershipCheckInterval = Duration.ofSeconds(1);
-    private Duration restartBackoffMin = Duration.ofMillis(500);
-    private Duration restartBackoffMax = Duration.ofSeconds(30);
+    private Duration restartBackoffMin = DEFAULT_RESTART_BACKOFF_MIN;
+    private Duration restartBackoffMax = DEFAULT_RESTART_BACKOFF_MAX;
     private boolean markPublished = true;
 
     private Builder() {}
@@ -380,7 +398,17 @@ public final class RelaySettings {
 
     /** First and largest pause before restarting a failed run (doubling). Default 500 ms, 30 s. */
     public Builder restartBackoff(Duration min, Duration max) {
+      return restartBackoffMin(min).restartBackoffMax(max);
+    }
+
+    /** First pause before restarting a failed run; see {@link #restartBackoff}. */
+    public Builder restartBackoffMin(Duration min) {
       this.restartBackoffMin = min;
+      return this;
+    }
+
+    /** Largest pause before restarting a failed run; see {@link #restartBackoff}. */
+    public Builder restartBackoffMax(Duration max) {
       this.restartBackoffMax = max;
       return this;
     }

@@ -1,9 +1,13 @@
 package dev.inboxoutbox.spring;
 
+import static java.util.Objects.requireNonNullElse;
+
+import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
+import dev.inboxoutbox.retention.RetentionCleaner;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -47,11 +51,11 @@ public record InboxOutboxProperties(
    *     inbox-outbox.inbox.operations.payment-consumer.key-ttl=31d.
    */
   public record InboxProperties(
-      @DefaultValue("24h") Duration outcomeTtl,
-      @DefaultValue("7d") Duration keyTtl,
-      Map<String, OperationTtl> operations) {
+      Duration outcomeTtl, Duration keyTtl, Map<String, OperationTtl> operations) {
 
     public InboxProperties {
+      outcomeTtl = requireNonNullElse(outcomeTtl, Inbox.Retention.DEFAULT_OUTCOME_TTL);
+      keyTtl = requireNonNullElse(keyTtl, Inbox.Retention.DEFAULT_KEY_TTL);
       operations = operations == null ? Map.of() : Map.copyOf(operations);
     }
   }
@@ -100,16 +104,32 @@ public record InboxOutboxProperties(
       @DefaultValue(IdempotencyKey.HEADER) String keyHeader,
       @DefaultValue("") String tenantHeader,
       @DefaultValue("") String principalHeader,
-      @DefaultValue("1048576") int maxPayloadBytes,
-      @DefaultValue("dead-letter") TooOldPolicy tooOldPolicy,
-      @DefaultValue(".DLT") String deadLetterSuffix,
-      @DefaultValue("200ms") Duration retryBackoffMin,
-      @DefaultValue("10s") Duration retryBackoffMax,
-      @DefaultValue("1m") Duration stuckAfter,
-      Integer concurrency) {}
+      Integer maxPayloadBytes,
+      TooOldPolicy tooOldPolicy,
+      String deadLetterSuffix,
+      Duration retryBackoffMin,
+      Duration retryBackoffMax,
+      Duration stuckAfter,
+      Integer concurrency) {
+
+    public ConsumerProperties {
+      maxPayloadBytes =
+          requireNonNullElse(maxPayloadBytes, ConsumerSettings.DEFAULT_MAX_PAYLOAD_BYTES);
+      tooOldPolicy = requireNonNullElse(tooOldPolicy, ConsumerSettings.DEFAULT_TOO_OLD_POLICY);
+      deadLetterSuffix =
+          requireNonNullElse(deadLetterSuffix, ConsumerSettings.DEFAULT_DEAD_LETTER_SUFFIX);
+      retryBackoffMin =
+          requireNonNullElse(retryBackoffMin, ConsumerSettings.DEFAULT_RETRY_BACKOFF_MIN);
+      retryBackoffMax =
+          requireNonNullElse(retryBackoffMax, ConsumerSettings.DEFAULT_RETRY_BACKOFF_MAX);
+      stuckAfter = requireNonNullElse(stuckAfter, ConsumerSettings.DEFAULT_STUCK_AFTER);
+    }
+  }
 
   /**
-   * The Debezium outbox relay; off unless enabled.
+   * The Debezium outbox relay; off unless enabled. A setting left unset stays null here and the
+   * relay takes its own default ({@code RelaySettings}, the relay module's): the module is
+   * optional, so these properties cannot name its defaults.
    *
    * @param enabled Run the relay in this application (one instance per database leads, the others
    *     stand by).
@@ -140,16 +160,16 @@ public record InboxOutboxProperties(
       String username,
       String password,
       String slotName,
-      @DefaultValue("iox_outbox") String publicationName,
-      @DefaultValue("outbox.event.${routedByValue}") String topicReplacement,
-      @DefaultValue("1s") Duration offsetFlushInterval,
-      @DefaultValue("10ms") Duration pollInterval,
-      @DefaultValue("2048") int maxBatchSize,
-      @DefaultValue("8192") int maxQueueSize,
-      @DefaultValue("10s") Duration heartbeatInterval,
-      @DefaultValue("500ms") Duration standbyPollInterval,
-      @DefaultValue("500ms") Duration restartBackoffMin,
-      @DefaultValue("30s") Duration restartBackoffMax) {
+      String publicationName,
+      String topicReplacement,
+      Duration offsetFlushInterval,
+      Duration pollInterval,
+      Integer maxBatchSize,
+      Integer maxQueueSize,
+      Duration heartbeatInterval,
+      Duration standbyPollInterval,
+      Duration restartBackoffMin,
+      Duration restartBackoffMax) {
 
     /** The password is a secret: it stays out of logs and failure messages. */
     @Override
@@ -194,13 +214,19 @@ public record InboxOutboxProperties(
   public record RetentionProperties(
       @DefaultValue("true") boolean enabled,
       @DefaultValue("5m") Duration interval,
-      @DefaultValue("1000") int batchSize,
-      @DefaultValue("30s") Duration runBudget,
-      @DefaultValue("0") Duration pauseBetweenBatches,
-      @DefaultValue("7d") Duration outboxKeep,
+      Integer batchSize,
+      Duration runBudget,
+      Duration pauseBetweenBatches,
+      Duration outboxKeep,
       Duration overdueThreshold) {
 
     public RetentionProperties {
+      batchSize = requireNonNullElse(batchSize, RetentionCleaner.Builder.DEFAULT_BATCH_SIZE);
+      runBudget = requireNonNullElse(runBudget, RetentionCleaner.Builder.DEFAULT_RUN_BUDGET);
+      pauseBetweenBatches =
+          requireNonNullElse(
+              pauseBetweenBatches, RetentionCleaner.Builder.DEFAULT_PAUSE_BETWEEN_BATCHES);
+      outboxKeep = requireNonNullElse(outboxKeep, RetentionCleaner.Builder.DEFAULT_OUTBOX_KEEP);
       requirePositive("interval", interval);
       requirePositive("run-budget", runBudget);
       if (overdueThreshold == null) {

@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
@@ -55,16 +56,19 @@ public class InboxOutboxRelayAutoConfiguration {
             .kafkaBootstrapServers(
                 String.join(",", kafkaConnection.getProducer().getBootstrapServers()))
             .slotName(relay.slotName())
-            .publicationName(relay.publicationName())
-            .topicReplacement(relay.topicReplacement())
-            .offsetFlushInterval(relay.offsetFlushInterval())
-            .pollInterval(relay.pollInterval())
-            .maxBatchSize(relay.maxBatchSize())
-            .maxQueueSize(relay.maxQueueSize())
-            .heartbeatInterval(relay.heartbeatInterval())
-            .standbyPollInterval(relay.standbyPollInterval())
-            .restartBackoff(relay.restartBackoffMin(), relay.restartBackoffMax())
             .markPublished(true);
+    // What the application leaves unset keeps the relay's own default: null values are skipped.
+    PropertyMapper map = PropertyMapper.get();
+    map.from(relay::publicationName).to(settings::publicationName);
+    map.from(relay::topicReplacement).to(settings::topicReplacement);
+    map.from(relay::offsetFlushInterval).to(settings::offsetFlushInterval);
+    map.from(relay::pollInterval).to(settings::pollInterval);
+    map.from(relay::maxBatchSize).to(settings::maxBatchSize);
+    map.from(relay::maxQueueSize).to(settings::maxQueueSize);
+    map.from(relay::heartbeatInterval).to(settings::heartbeatInterval);
+    map.from(relay::standbyPollInterval).to(settings::standbyPollInterval);
+    map.from(relay::restartBackoffMin).to(settings::restartBackoffMin);
+    map.from(relay::restartBackoffMax).to(settings::restartBackoffMax);
     kafka
         .buildProducerProperties()
         .forEach(

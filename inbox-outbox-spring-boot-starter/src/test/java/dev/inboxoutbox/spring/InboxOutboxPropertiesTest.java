@@ -6,7 +6,6 @@ import dev.inboxoutbox.consumer.ConsumerSettings.TooOldPolicy;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox.Policy;
-import dev.inboxoutbox.relay.RelaySettings;
 import dev.inboxoutbox.spring.web.HttpIdempotencyProperties;
 import java.time.Duration;
 import java.util.List;
@@ -170,24 +169,12 @@ class InboxOutboxPropertiesTest {
                       Duration.ofSeconds(10),
                       Duration.ofMinutes(1),
                       null));
+          // Unset relay settings stay unset: the relay module's RelaySettings holds their defaults.
           assertThat(properties.relay())
               .isEqualTo(
                   new InboxOutboxProperties.RelayProperties(
-                      false,
-                      null,
-                      null,
-                      null,
-                      null,
-                      "iox_outbox",
-                      "outbox.event.${routedByValue}",
-                      Duration.ofSeconds(1),
-                      RelaySettings.DEFAULT_POLL_INTERVAL,
-                      RelaySettings.DEFAULT_MAX_BATCH_SIZE,
-                      RelaySettings.DEFAULT_MAX_QUEUE_SIZE,
-                      Duration.ofSeconds(10),
-                      Duration.ofMillis(500),
-                      Duration.ofMillis(500),
-                      Duration.ofSeconds(30)));
+                      false, null, null, null, null, null, null, null, null, null, null, null, null,
+                      null, null));
           assertThat(properties.retention())
               .isEqualTo(
                   new InboxOutboxProperties.RetentionProperties(
