@@ -6,7 +6,6 @@ import dev.inboxoutbox.benchmarks.BenchFigures.Better;
 import dev.inboxoutbox.benchmarks.BenchFigures.Figure;
 import dev.inboxoutbox.benchmarks.BenchFigures.Target;
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.consumer.MessageHandler;
 import dev.inboxoutbox.devstack.Database;
@@ -219,11 +218,7 @@ final class ConsumerBench {
         for (int i = 0; i < threads; i++) {
           consumers.add(
               IdempotentConsumer.builder(
-                      BatchProcessor.builder()
-                          .dataSource(pool)
-                          .settings(ConsumerSettings.builder(run).build())
-                          .handler(handler)
-                          .hooks(hooks))
+                      BatchProcessor.builder(run).dataSource(pool).handler(handler).hooks(hooks))
                   .kafka(
                       Map.of(
                           "bootstrap.servers",

@@ -3,7 +3,6 @@ package dev.inboxoutbox.benchmarks;
 import dev.inboxoutbox.benchmarks.BenchFigures.Better;
 import dev.inboxoutbox.benchmarks.BenchFigures.Target;
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
@@ -206,9 +205,8 @@ final class RetentionBench {
     Windows windows = new Windows();
     try (IdempotentConsumer consumer =
         IdempotentConsumer.builder(
-                BatchProcessor.builder()
+                BatchProcessor.builder("bench-retention")
                     .dataSource(db.dataSource())
-                    .settings(ConsumerSettings.builder("bench-retention").build())
                     .handler(
                         (message, context) -> {
                           try (PreparedStatement insert =

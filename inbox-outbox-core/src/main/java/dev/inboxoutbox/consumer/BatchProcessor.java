@@ -64,8 +64,18 @@ public final class BatchProcessor {
             stats);
   }
 
-  public static Builder builder() {
-    return new Builder();
+  /**
+   * Processing for {@code operation}: the inbox scope whose keys the handler's effects are claimed
+   * under (and, by default, the consumer group), with the other consumer settings at their
+   * defaults.
+   */
+  public static Builder builder(String operation) {
+    return builder(ConsumerSettings.builder(operation).build());
+  }
+
+  /** Processing with {@code settings}, which name the operation and how bad records are treated. */
+  public static Builder builder(ConsumerSettings settings) {
+    return new Builder(Objects.requireNonNull(settings, "settings"));
   }
 
   /**
@@ -252,20 +262,22 @@ public final class BatchProcessor {
   }
 
   /**
-   * Builds a {@link BatchProcessor}; transactions (or a data source), settings, handler and
-   * dead-letter producer are required.
+   * Builds a {@link BatchProcessor}; transactions (or a data source), handler and dead-letter
+   * producer are required.
    */
   public static final class Builder {
+    private final ConsumerSettings settings;
     private DataSource dataSource;
     private TransactionRunner transactions;
-    private ConsumerSettings settings;
     private MessageHandler handler;
     private Producer<String, byte[]> deadLetterProducer;
     private Inbox inbox = Inbox.builder().build();
     private Outbox outbox = Outbox.builder().build();
     private Hooks hooks = Hooks.NONE;
 
-    private Builder() {}
+    private Builder(ConsumerSettings settings) {
+      this.settings = settings;
+    }
 
     /** Shortcut for {@code transactions(TransactionRunner.fromDataSource(dataSource))}. */
     public Builder dataSource(DataSource dataSource) {
@@ -279,11 +291,6 @@ public final class BatchProcessor {
      */
     public Builder transactions(TransactionRunner transactions) {
       this.transactions = transactions;
-      return this;
-    }
-
-    public Builder settings(ConsumerSettings settings) {
-      this.settings = settings;
       return this;
     }
 

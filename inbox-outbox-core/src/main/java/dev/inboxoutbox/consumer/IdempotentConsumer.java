@@ -39,12 +39,11 @@ import org.slf4j.LoggerFactory;
  * retried the same way, never skipped, and reported at once by {@link #stuck()}.
  *
  * <pre>{@code
- * IdempotentConsumer consumer = IdempotentConsumer.builder()
- *     .kafka(Map.of("bootstrap.servers", "kafka:9092", "group.id", "order-consumer"))
+ * IdempotentConsumer consumer = IdempotentConsumer.builder(BatchProcessor.builder("order-consumer")
+ *         .dataSource(dataSource)
+ *         .handler((message, context) -> placeOrder(message, context)))
+ *     .kafka(Map.of("bootstrap.servers", "kafka:9092"))
  *     .topics("orders")
- *     .dataSource(dataSource)
- *     .settings(ConsumerSettings.builder("order-consumer").build())
- *     .handler((message, context) -> placeOrder(message, context))
  *     .build();
  * consumer.start();   // or run() on a thread of your own
  * }</pre>

@@ -111,9 +111,8 @@ class BeforeBatchIT {
             }
           }
         };
-    return BatchProcessor.builder()
+    return BatchProcessor.builder("before-batch")
         .dataSource(database.dataSource())
-        .settings(ConsumerSettings.builder("before-batch").build())
         .handler(handler)
         .deadLetterProducer(deadLetters)
         .build();

@@ -67,11 +67,10 @@ class ConsumerInboxWritesIT {
                 : Outcome.rejected("{\"reason\":\"quantity must be positive\"}");
     consumer =
         IdempotentConsumer.builder(
-                BatchProcessor.builder()
+                BatchProcessor.builder("writes")
                     .transactions(
                         countingInboxWrites(
                             TransactionRunner.fromDataSource(database.dataSource())))
-                    .settings(ConsumerSettings.builder("writes").build())
                     .handler(handler))
             .kafka(
                 Map.of(

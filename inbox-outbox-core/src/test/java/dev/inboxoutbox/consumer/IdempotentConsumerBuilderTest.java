@@ -17,9 +17,7 @@ class IdempotentConsumerBuilderTest {
     String operation = "refused-" + UUID.randomUUID();
     IdempotentConsumer.Builder builder =
         IdempotentConsumer.builder(
-                BatchProcessor.builder()
-                    .settings(ConsumerSettings.builder(operation).build())
-                    .handler((message, context) -> Outcome.success()))
+                BatchProcessor.builder(operation).handler((message, context) -> Outcome.success()))
             .kafka(Map.of("bootstrap.servers", "localhost:1"))
             .topics("orders");
 
@@ -34,8 +32,7 @@ class IdempotentConsumerBuilderTest {
   void aProcessingWithItsOwnDeadLetterProducerIsRefusedNamingTheConsumersSetting() {
     IdempotentConsumer.Builder builder =
         IdempotentConsumer.builder(
-                BatchProcessor.builder()
-                    .settings(ConsumerSettings.builder("twice").build())
+                BatchProcessor.builder("twice")
                     .handler((message, context) -> Outcome.success())
                     .deadLetterProducer(new MockProducer<>()))
             .kafka(Map.of("bootstrap.servers", "localhost:1"))

@@ -533,9 +533,8 @@ class IdempotentConsumerIT {
       MessageHandler handler) {
     IdempotentConsumer consumer =
         IdempotentConsumer.builder(
-                BatchProcessor.builder()
+                BatchProcessor.builder(settings)
                     .dataSource(dataSource)
-                    .settings(settings)
                     .handler(handler)
                     .hooks(hooks))
             .kafka(

@@ -58,9 +58,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
       customizers.forEach(customizer -> customizer.customize(definition.operation(), builder));
       ConsumerSettings settings = builder.build();
       BatchProcessor processor =
-          BatchProcessor.builder()
+          BatchProcessor.builder(settings)
               .transactions(transactions)
-              .settings(settings)
               .handler(definition.handler())
               .deadLetterProducer(deadLetterProducer)
               .inbox(inbox)

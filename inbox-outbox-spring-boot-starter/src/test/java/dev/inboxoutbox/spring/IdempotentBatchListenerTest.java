@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
@@ -36,9 +35,8 @@ class IdempotentBatchListenerTest {
           }
         };
     BatchProcessor processor =
-        BatchProcessor.builder()
+        BatchProcessor.builder("listener-test")
             .transactions(deadlocking)
-            .settings(ConsumerSettings.builder("listener-test").build())
             .handler((message, context) -> Outcome.success())
             .deadLetterProducer(
                 new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()))

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.consumer.MessageHandler;
@@ -74,9 +73,8 @@ class DltCommandIT {
     Topics.create(deadLetterTopic, 1, Map.of());
     consumer =
         IdempotentConsumer.builder(
-                BatchProcessor.builder()
+                BatchProcessor.builder("order-consumer")
                     .dataSource(database.dataSource())
-                    .settings(ConsumerSettings.builder("order-consumer").build())
                     .handler(placeOrder))
             .kafka(
                 Map.of(

@@ -3,7 +3,6 @@ package dev.inboxoutbox.orders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.consumer.BatchProcessor;
-import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.devstack.DevStack;
@@ -147,9 +146,8 @@ class ConcurrentOrderBatchesIT {
     IdempotentConsumerDefinition definition =
         app.getBean(definitionBean, IdempotentConsumerDefinition.class);
     AtomicBoolean pausedOnce = new AtomicBoolean();
-    return BatchProcessor.builder()
+    return BatchProcessor.builder(definition.operation())
         .transactions(app.getBean(TransactionRunner.class))
-        .settings(ConsumerSettings.builder(definition.operation()).build())
         .handler(definition.handler())
         .deadLetterProducer(deadLetters)
         .hooks(
