@@ -274,7 +274,9 @@ final class ChaosRun {
                 fleet.killCounts(),
                 invariants,
                 progress.timeline(),
-                Report.onRunTimeBase(fleet.killLog(), loadStarted.toEpochMilli()),
+                fleet.killLog().stream()
+                    .map(kill -> kill.relativeTo(loadStarted.toEpochMilli()))
+                    .toList(),
                 Map.of("webhooks", webhooks, "ledgerEntries", provider.ledger().size()),
                 Duration.between(started, Instant.now()),
                 MachineLoad.since(cpuAtStart),

@@ -2,6 +2,7 @@ package dev.inboxoutbox.chaos;
 
 import dev.inboxoutbox.chaos.fleet.ServiceFleet;
 import dev.inboxoutbox.chaos.fleet.ServiceProcess;
+import dev.inboxoutbox.chaos.report.TimelinePoint;
 import dev.inboxoutbox.chaos.verify.KafkaLag;
 import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
@@ -34,7 +35,7 @@ final class Progress {
   private final Database ordersDb;
   private final Instant loadStarted;
   private final PrintStream out;
-  private final List<Map<String, Object>> timeline = new ArrayList<>();
+  private final List<TimelinePoint> timeline = new ArrayList<>();
   // Per instance and consumer group ("order-consumer-1/order-commands").
   private final Map<String, Absorbed> duplicates = new ConcurrentHashMap<>();
 
@@ -84,20 +85,15 @@ final class Progress {
     }
     long absorbed = sampleDuplicates();
     int kills = fleet.totalKills();
-    Map<String, Object> point = new LinkedHashMap<>();
     long atMillis = Duration.between(loadStarted, Instant.now()).toMillis();
-    point.put("atMillis", atMillis);
-    point.put("sent", load.sent().records.get());
-    point.put("orders", applied);
-    point.put("settled", settled);
-    point.put("duplicatesAbsorbed", absorbed);
-    point.put("kills", kills);
+    TimelinePoint point =
+        new TimelinePoint(atMillis, load.sent().records.get(), applied, settled, absorbed, kills);
     synchronized (this) {
       timeline.add(point);
     }
     out.printf(
         "\r[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d   ",
-        atMillis / 1000.0, point.get("sent"), applied, settled, absorbed, kills);
+        atMillis / 1000.0, point.sent(), applied, settled, absorbed, kills);
     out.flush();
   }
 
@@ -157,7 +153,7 @@ final class Progress {
     return byOperation;
   }
 
-  synchronized List<Map<String, Object>> timeline() {
+  synchronized List<TimelinePoint> timeline() {
     return List.copyOf(timeline);
   }
 

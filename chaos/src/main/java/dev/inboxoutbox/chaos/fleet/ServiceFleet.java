@@ -47,7 +47,7 @@ public final class ServiceFleet implements AutoCloseable {
   private volatile FaultLog faults;
   private final Set<ServiceProcess> killedDuringStartUp = ConcurrentHashMap.newKeySet();
   private final Set<ServiceProcess> killedByUs = ConcurrentHashMap.newKeySet();
-  private final List<Map<String, Object>> killLog = new ArrayList<>();
+  private final List<Kill> killLog = new ArrayList<>();
   private final ExecutorService restarts = Executors.newCachedThreadPool();
   private final ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor();
 
@@ -191,13 +191,9 @@ public final class ServiceFleet implements AutoCloseable {
     } else {
       killedDuringStartUp.add(victim);
     }
-    Map<String, Object> entry = new LinkedHashMap<>();
-    entry.put("atMillis", System.currentTimeMillis());
-    entry.put("kind", kind);
-    entry.put("process", victim.name());
-    entry.put("serving", serving);
-    entry.put("duringInfrastructureFault", duringInfrastructureFault);
-    killLog.add(entry);
+    killLog.add(
+        new Kill(
+            System.currentTimeMillis(), kind, victim.name(), serving, duringInfrastructureFault));
   }
 
   private void restartLater(ServiceProcess victim) {
@@ -234,13 +230,13 @@ public final class ServiceFleet implements AutoCloseable {
 
   private synchronized void recordExitDuringOutage(ServiceProcess service) {
     exitsDuringOutage.incrementAndGet();
-    Map<String, Object> entry = new LinkedHashMap<>();
-    entry.put("atMillis", System.currentTimeMillis());
-    entry.put("kind", "exit-during-outage");
-    entry.put("process", service.name());
-    entry.put("serving", service.servedInThisLife());
-    entry.put("duringInfrastructureFault", true);
-    killLog.add(entry);
+    killLog.add(
+        new Kill(
+            System.currentTimeMillis(),
+            "exit-during-outage",
+            service.name(),
+            service.servedInThisLife(),
+            true));
   }
 
   public synchronized int totalKills() {
@@ -258,7 +254,8 @@ public final class ServiceFleet implements AutoCloseable {
     return counts;
   }
 
-  public synchronized List<Map<String, Object>> killLog() {
+  /** Every kill so far, timed in epoch milliseconds: see {@link Kill#relativeTo(long)}. */
+  public synchronized List<Kill> killLog() {
     return List.copyOf(killLog);
   }
 

@@ -4,6 +4,8 @@ import dev.inboxoutbox.chaos.ChaosOptions;
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.fleet.Kill;
+import dev.inboxoutbox.chaos.verify.FaultRecovery;
 import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.RunFigures;
 import dev.inboxoutbox.devstack.MachineLoad;
@@ -29,8 +31,8 @@ public final class Report {
   private final Map<String, Object> sent;
   private final Map<String, Integer> kills;
   private final List<Invariant> invariants;
-  private final List<Map<String, Object>> timeline;
-  private final List<Map<String, Object>> killLog;
+  private final List<TimelinePoint> timeline;
+  private final List<Kill> killLog;
   private final Map<String, Object> provider;
   private final Duration took;
   private final Optional<MachineLoad> machine;
@@ -43,8 +45,8 @@ public final class Report {
       Map<String, Object> sent,
       Map<String, Integer> kills,
       List<Invariant> invariants,
-      List<Map<String, Object>> timeline,
-      List<Map<String, Object>> killLog,
+      List<TimelinePoint> timeline,
+      List<Kill> killLog,
       Map<String, Object> provider,
       Duration took,
       Optional<MachineLoad> machine,
@@ -108,17 +110,17 @@ public final class Report {
     out.printf(
         "%-20s %-20s %9s %9s %22s%n",
         "fault", "target", "start s", "end s", "orders moving after ms");
-    for (Map<String, Object> fault : figures.faults()) {
-      if (FaultLog.Kind.valueOf((String) fault.get("kind")).infrastructure()) {
+    for (FaultRecovery fault : figures.faults()) {
+      if (fault.infrastructure()) {
         out.printf(
             "%-20s %-20s %9s %9s %22s%n",
-            fault.get("kind"),
-            fault.get("target"),
-            seconds(fault.get("startMillis")),
-            seconds(fault.get("endMillis")),
-            fault.get("ordersMovingAgainAfterMillis") == null
+            fault.kind(),
+            fault.target(),
+            seconds(fault.startMillis()),
+            seconds(fault.endMillis()),
+            fault.ordersMovingAgainAfterMillis() == null
                 ? "-"
-                : fault.get("ordersMovingAgainAfterMillis"));
+                : fault.ordersMovingAgainAfterMillis());
       }
     }
     out.println("duplicates absorbed by source: " + figures.duplicateSources());
@@ -127,10 +129,8 @@ public final class Report {
     out.println("order sent -> settled, ms: " + figures.sentToSettledMillis());
   }
 
-  private static String seconds(Object millis) {
-    return millis instanceof Number n
-        ? String.format(java.util.Locale.ROOT, "%.1f", n.doubleValue() / 1000)
-        : "-";
+  private static String seconds(Long millis) {
+    return millis == null ? "-" : String.format(java.util.Locale.ROOT, "%.1f", millis / 1000.0);
   }
 
   private Map<String, Object> document() {
@@ -211,23 +211,5 @@ public final class Report {
         (name, value) ->
             text.append(text.isEmpty() ? "" : ", ").append(name).append(' ').append(value));
     return text.toString();
-  }
-
-  /**
-   * The fleet's kill log with each kill's epoch time replaced by milliseconds since the load
-   * started, the time base of everything else in the report.
-   */
-  public static List<Map<String, Object>> onRunTimeBase(
-      List<Map<String, Object>> killLog, long loadStartedEpochMillis) {
-    return killLog.stream()
-        .map(
-            entry -> {
-              Map<String, Object> shifted = new LinkedHashMap<>(entry);
-              if (entry.get("atMillis") instanceof Number epochMillis) {
-                shifted.put("atMillis", epochMillis.longValue() - loadStartedEpochMillis);
-              }
-              return shifted;
-            })
-        .toList();
   }
 }

@@ -1,12 +1,15 @@
 package dev.inboxoutbox.chaos.report;
 
 import dev.inboxoutbox.chaos.fault.FaultLog;
+import dev.inboxoutbox.chaos.fleet.Kill;
+import dev.inboxoutbox.chaos.verify.FaultRecovery;
 import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.RunFigures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The HTML page of a chaos run: the verdict, a timeline (inline SVG with axes, units and a labelled
@@ -23,20 +26,20 @@ final class ReportPage {
   private static final double RIGHT = 30;
 
   /** One drawn series of the timeline. */
-  private record Series(String field, String label, String colour) {}
+  private record Series(ToDoubleFunction<TimelinePoint> value, String label, String colour) {}
 
   private static final List<Series> SERIES =
       List.of(
-          new Series("sent", "records sent", "#64748b"),
-          new Series("orders", "orders placed", "#2563eb"),
-          new Series("settled", "orders settled (paid or payment failed)", "#16a34a"),
-          new Series("duplicatesAbsorbed", "duplicates absorbed", "#9333ea"));
+          new Series(TimelinePoint::sent, "records sent", "#64748b"),
+          new Series(TimelinePoint::orders, "orders placed", "#2563eb"),
+          new Series(TimelinePoint::settled, "orders settled (paid or payment failed)", "#16a34a"),
+          new Series(TimelinePoint::duplicatesAbsorbed, "duplicates absorbed", "#9333ea"));
 
   private final boolean passed;
   private final String summary;
   private final String machine;
-  private final List<Map<String, Object>> timeline;
-  private final List<Map<String, Object>> killLog;
+  private final List<TimelinePoint> timeline;
+  private final List<Kill> killLog;
   private final RunFigures.Summary figures;
   private final List<Invariant> invariants;
 
@@ -44,8 +47,8 @@ final class ReportPage {
       boolean passed,
       String summary,
       String machine,
-      List<Map<String, Object>> timeline,
-      List<Map<String, Object>> killLog,
+      List<TimelinePoint> timeline,
+      List<Kill> killLog,
       RunFigures.Summary figures,
       List<Invariant> invariants) {
     this.passed = passed;
@@ -130,20 +133,18 @@ final class ReportPage {
     return legend.toString();
   }
 
-  private List<Map<String, Object>> infrastructureFaults() {
-    return figures.faults().stream()
-        .filter(fault -> FaultLog.Kind.valueOf((String) fault.get("kind")).infrastructure())
-        .toList();
+  private List<FaultRecovery> infrastructureFaults() {
+    return figures.faults().stream().filter(FaultRecovery::infrastructure).toList();
   }
 
   /** Kill times: the fleet's kill log, or the fault log's kills when the fleet keeps none. */
-  private List<Double> killMillis() {
-    List<Double> kills = new ArrayList<>();
-    killLog.forEach(entry -> kills.add(number(entry, "atMillis")));
+  private List<Long> killMillis() {
+    List<Long> kills = new ArrayList<>();
+    killLog.forEach(kill -> kills.add(kill.atMillis()));
     if (kills.isEmpty()) {
       figures.faults().stream()
-          .filter(fault -> !FaultLog.Kind.valueOf((String) fault.get("kind")).infrastructure())
-          .forEach(fault -> kills.add(number(fault, "startMillis")));
+          .filter(fault -> !fault.infrastructure())
+          .forEach(fault -> kills.add(fault.startMillis()));
     }
     return kills;
   }
@@ -152,14 +153,16 @@ final class ReportPage {
     if (timeline.isEmpty()) {
       return "<p>no samples</p>";
     }
-    double maxMillis = Math.max(1000, number(timeline.get(timeline.size() - 1), "atMillis"));
-    for (Map<String, Object> fault : figures.faults()) {
-      maxMillis = Math.max(maxMillis, number(fault, "endMillis"));
+    double maxMillis = Math.max(1000, timeline.get(timeline.size() - 1).atMillis());
+    for (FaultRecovery fault : figures.faults()) {
+      if (fault.endMillis() != null) {
+        maxMillis = Math.max(maxMillis, fault.endMillis());
+      }
     }
     double maxY = 1;
-    for (Map<String, Object> point : timeline) {
+    for (TimelinePoint point : timeline) {
       for (Series series : SERIES) {
-        maxY = Math.max(maxY, number(point, series.field()));
+        maxY = Math.max(maxY, series.value().applyAsDouble(point));
       }
     }
     double yStep = niceStep(maxY / 5);
@@ -205,24 +208,24 @@ final class ReportPage {
         text(PLOT_WIDTH / 2, PLOT_HEIGHT + 40, "middle", 12, "time since the load started (s)"));
 
     // infrastructure faults: a band from start to end (a line for an instant), numbered
-    List<Map<String, Object>> faults = infrastructureFaults();
+    List<FaultRecovery> faults = infrastructureFaults();
     for (int i = 0; i < faults.size(); i++) {
-      Map<String, Object> fault = faults.get(i);
-      double start = number(fault, "startMillis") / 1000 / maxSeconds * PLOT_WIDTH;
+      FaultRecovery fault = faults.get(i);
+      double start = fault.startMillis() / 1000.0 / maxSeconds * PLOT_WIDTH;
       double end =
-          (fault.get("endMillis") == null ? maxMillis : number(fault, "endMillis"))
+          (fault.endMillis() == null ? maxMillis : fault.endMillis())
               / 1000
               / maxSeconds
               * PLOT_WIDTH;
-      String label = "#" + (i + 1) + " " + markerLabel((String) fault.get("kind"));
+      String label = "#" + (i + 1) + " " + markerLabel(fault.kind());
       String title =
           label
               + " on "
-              + fault.get("target")
+              + fault.target()
               + ", "
-              + seconds(fault.get("startMillis"))
+              + seconds(fault.startMillis())
               + " s to "
-              + seconds(fault.get("endMillis"))
+              + seconds(fault.endMillis())
               + " s";
       svg.append("<g><title>").append(escape(title)).append("</title>");
       svg.append("<rect x=\"")
@@ -242,17 +245,17 @@ final class ReportPage {
     }
 
     // kills: a short red tick at the bottom of the plot each
-    for (double killAt : killMillis()) {
-      double px = killAt / 1000 / maxSeconds * PLOT_WIDTH;
+    for (long killAt : killMillis()) {
+      double px = killAt / 1000.0 / maxSeconds * PLOT_WIDTH;
       svg.append(line(px, PLOT_HEIGHT - 14, px, PLOT_HEIGHT, "#dc2626", 2));
     }
 
     for (Series series : SERIES) {
       StringBuilder points = new StringBuilder();
-      for (Map<String, Object> point : timeline) {
-        double value = Math.max(0, number(point, series.field()));
+      for (TimelinePoint point : timeline) {
+        double value = Math.max(0, series.value().applyAsDouble(point));
         points
-            .append(fmt(number(point, "atMillis") / 1000 / maxSeconds * PLOT_WIDTH))
+            .append(fmt(point.atMillis() / 1000.0 / maxSeconds * PLOT_WIDTH))
             .append(',')
             .append(fmt(PLOT_HEIGHT - value / yMax * PLOT_HEIGHT))
             .append(' ');
@@ -268,7 +271,7 @@ final class ReportPage {
   }
 
   private String faultTable() {
-    List<Map<String, Object>> faults = infrastructureFaults();
+    List<FaultRecovery> faults = infrastructureFaults();
     int kills = killMillis().size();
     if (faults.isEmpty()) {
       return "<p>No infrastructure fault; " + kills + " process kills.</p>";
@@ -278,26 +281,23 @@ final class ReportPage {
         "<table><tr><th>#</th><th>fault</th><th>target</th><th>start (s)</th><th>end (s)</th>"
             + "<th>lasted (ms)</th><th>orders moving again after (ms)</th></tr>");
     for (int i = 0; i < faults.size(); i++) {
-      Map<String, Object> fault = faults.get(i);
-      Object end = fault.get("endMillis");
+      FaultRecovery fault = faults.get(i);
+      Long end = fault.endMillis();
+      Long recovery = fault.ordersMovingAgainAfterMillis();
       rows.append("<tr><td>")
           .append(i + 1)
           .append("</td><td>")
-          .append(escape(shortKind((String) fault.get("kind"))))
+          .append(escape(shortKind(fault.kind())))
           .append("</td><td>")
-          .append(escape(String.valueOf(fault.get("target"))))
+          .append(escape(String.valueOf(fault.target())))
           .append("</td><td class=\"n\">")
-          .append(seconds(fault.get("startMillis")))
+          .append(seconds(fault.startMillis()))
           .append("</td><td class=\"n\">")
           .append(seconds(end))
           .append("</td><td class=\"n\">")
-          .append(
-              end == null ? "" : fmt0(number(fault, "endMillis") - number(fault, "startMillis")))
+          .append(end == null ? "" : String.valueOf(end - fault.startMillis()))
           .append("</td><td class=\"n\">")
-          .append(
-              fault.get("ordersMovingAgainAfterMillis") == null
-                  ? ""
-                  : fault.get("ordersMovingAgainAfterMillis"))
+          .append(recovery == null ? "" : recovery)
           .append("</td></tr>");
     }
     rows.append("</table><p>Besides: ").append(kills).append(" process kills.</p>");
@@ -356,13 +356,13 @@ final class ReportPage {
   }
 
   /** The marker's label: NETWORK_BLACKHOLE becomes "blackhole", POSTGRES_CRASH "postgres crash". */
-  private static String markerLabel(String kind) {
+  private static String markerLabel(FaultLog.Kind kind) {
     return shortKind(kind).replaceFirst("^network ", "");
   }
 
   /** NETWORK_BLACKHOLE becomes "network blackhole". */
-  private static String shortKind(String kind) {
-    return kind.toLowerCase(Locale.ROOT).replace('_', ' ');
+  private static String shortKind(FaultLog.Kind kind) {
+    return kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
   }
 
   /** 1, 2 or 5 times a power of ten, at least {@code rough}. */
@@ -389,15 +389,8 @@ final class ReportPage {
         .formatted(fmt(x), fmt(y), anchor, size, escape(content));
   }
 
-  private static String seconds(Object millis) {
-    return millis instanceof Number n
-        ? String.format(Locale.ROOT, "%.1f", n.doubleValue() / 1000)
-        : "";
-  }
-
-  private static double number(Map<String, Object> point, String field) {
-    Object value = point.get(field);
-    return value instanceof Number n ? n.doubleValue() : 0;
+  private static String seconds(Long millis) {
+    return millis == null ? "" : String.format(Locale.ROOT, "%.1f", millis / 1000.0);
   }
 
   private static String fmt(double value) {

@@ -12,7 +12,8 @@ import java.util.stream.LongStream;
  * The figures a person reads after a run, computed from what the run observed: how long orders
  * stood still after each fault, where the absorbed duplicates came from, and how long an order took
  * from being sent to being settled. Every time is in milliseconds on the run's one time base (since
- * the load started); every value is a plain number, string or map so the JSON stays readable.
+ * the load started); every value is a number, string, map or record of them so the JSON stays
+ * readable.
  */
 public final class RunFigures {
 
@@ -29,7 +30,7 @@ public final class RunFigures {
    * @param sentToSettledMillis percentiles of order sent to order settled (paid or payment failed)
    */
   public record Summary(
-      List<Map<String, Object>> faults,
+      List<FaultRecovery> faults,
       Map<String, Long> duplicateSources,
       Map<String, Long> duplicatesByOperation,
       Map<String, Long> deadLettersByReason,
@@ -99,21 +100,20 @@ public final class RunFigures {
    * again (was placed or settled), or null when none moved after it (the run had nothing left to
    * move). {@code orderMovesMillis} must be sorted.
    */
-  static List<Map<String, Object>> recoveries(
-      List<FaultLog.Fault> faults, long[] orderMovesMillis) {
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (FaultLog.Fault fault : faults) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("kind", fault.kind().name());
-      row.put("target", fault.target());
-      row.put("startMillis", fault.startMillis());
-      row.put("endMillis", fault.endMillis().orElse(null));
-      row.put(
-          "ordersMovingAgainAfterMillis",
-          fault.endMillis().map(end -> firstAtOrAfter(orderMovesMillis, end)).orElse(null));
-      rows.add(row);
-    }
-    return rows;
+  static List<FaultRecovery> recoveries(List<FaultLog.Fault> faults, long[] orderMovesMillis) {
+    return faults.stream()
+        .map(
+            fault ->
+                new FaultRecovery(
+                    fault.kind(),
+                    fault.target(),
+                    fault.startMillis(),
+                    fault.endMillis().orElse(null),
+                    fault
+                        .endMillis()
+                        .map(end -> firstAtOrAfter(orderMovesMillis, end))
+                        .orElse(null)))
+        .toList();
   }
 
   private static Long firstAtOrAfter(long[] sorted, long at) {

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.chaos.fault.FaultLog.Fault;
 import dev.inboxoutbox.chaos.fault.FaultLog.Kind;
+import dev.inboxoutbox.chaos.fleet.Kill;
 import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.RunEvidence;
 import dev.inboxoutbox.chaos.verify.RunFigures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,16 +20,16 @@ class ReportPageTest {
 
   @Test
   void theTimelineHasAxesWithUnitsAndANumberedMarkerPerInfrastructureFault() throws Exception {
-    List<Map<String, Object>> timeline = new ArrayList<>();
+    List<TimelinePoint> timeline = new ArrayList<>();
     for (long second = 0; second <= 60; second++) {
-      Map<String, Object> point = new LinkedHashMap<>();
-      point.put("atMillis", second * 1000);
-      point.put("sent", Math.min(9000, second * 150));
-      point.put("orders", Math.min(9000, second * 140));
-      point.put("settled", Math.min(9000, second * 120));
-      point.put("duplicatesAbsorbed", second * 20);
-      point.put("kills", second / 3);
-      timeline.add(point);
+      timeline.add(
+          new TimelinePoint(
+              second * 1000,
+              Math.min(9000, second * 150),
+              Math.min(9000, second * 140),
+              Math.min(9000, second * 120),
+              second * 20,
+              (int) second / 3));
     }
     List<Fault> faults =
         List.of(
@@ -55,7 +55,7 @@ class ReportPageTest {
                 "seed 1",
                 "",
                 timeline,
-                List.of(Map.of("atMillis", 5_000L, "kind", "random")),
+                List.of(new Kill(5_000, "random", "order-consumer-1", true, false)),
                 figures,
                 List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")))
             .html();

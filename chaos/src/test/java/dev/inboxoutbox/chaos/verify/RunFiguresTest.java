@@ -13,7 +13,7 @@ class RunFiguresTest {
 
   @Test
   void recoveryIsTheTimeFromAFaultsEndToTheFirstOrderMovingAtOrAfterIt() {
-    List<Map<String, Object>> rows =
+    List<FaultRecovery> rows =
         RunFigures.recoveries(
             List.of(
                 new Fault(Kind.NETWORK_BLACKHOLE, "postgres", 8_000, Optional.of(12_000L)),
@@ -21,26 +21,22 @@ class RunFiguresTest {
             new long[] {7_900, 11_000, 12_350, 12_400, 20_000, 20_100});
 
     assertThat(rows.get(0))
-        .containsEntry("kind", "NETWORK_BLACKHOLE")
-        .containsEntry("startMillis", 8_000L)
-        .containsEntry("endMillis", 12_000L)
-        .containsEntry("ordersMovingAgainAfterMillis", 350L);
-    assertThat(rows.get(1)).containsEntry("ordersMovingAgainAfterMillis", 0L);
+        .isEqualTo(new FaultRecovery(Kind.NETWORK_BLACKHOLE, "postgres", 8_000, 12_000L, 350L));
+    assertThat(rows.get(1).ordersMovingAgainAfterMillis()).isZero();
   }
 
   @Test
   void aFaultAfterWhichNoOrderMovedHasNoRecoveryAndAnOngoingFaultNoEnd() {
-    List<Map<String, Object>> rows =
+    List<FaultRecovery> rows =
         RunFigures.recoveries(
             List.of(
                 new Fault(Kind.NETWORK_LATENCY, "postgres", 30_000, Optional.of(34_000L)),
                 new Fault(Kind.POSTGRES_CRASH, "postgres", 40_000, Optional.empty())),
             new long[] {1_000, 2_000});
 
-    assertThat(rows.get(0)).containsEntry("ordersMovingAgainAfterMillis", null);
-    assertThat(rows.get(1))
-        .containsEntry("endMillis", null)
-        .containsEntry("ordersMovingAgainAfterMillis", null);
+    assertThat(rows.get(0).ordersMovingAgainAfterMillis()).isNull();
+    assertThat(rows.get(1).endMillis()).isNull();
+    assertThat(rows.get(1).ordersMovingAgainAfterMillis()).isNull();
   }
 
   @Test

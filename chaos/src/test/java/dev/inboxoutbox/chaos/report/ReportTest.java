@@ -1,0 +1,132 @@
+package dev.inboxoutbox.chaos.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import dev.inboxoutbox.chaos.ChaosOptions;
+import dev.inboxoutbox.chaos.fault.FaultLog.Fault;
+import dev.inboxoutbox.chaos.fault.FaultLog.Kind;
+import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.fleet.Kill;
+import dev.inboxoutbox.chaos.verify.Invariant;
+import dev.inboxoutbox.chaos.verify.RunFigures;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+class ReportTest {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  @TempDir Path directory;
+
+  /** Scripts read report.json by these names; the records behind it must not rename them. */
+  @Test
+  void theJsonKeepsTheFieldNamesAndOrderOfFaultsKillsAndTimelinePoints() throws Exception {
+    RunFigures.Summary figures =
+        RunFigures.summarise(
+            List.of(
+                new Fault(Kind.NETWORK_BLACKHOLE, "postgres", 8_000, Optional.of(12_000L)),
+                new Fault(Kind.POSTGRES_CRASH, "postgres", 40_000, Optional.empty())),
+            List.of(),
+            Map.of(),
+            0,
+            Map.of(),
+            0,
+            Map.of(),
+            0,
+            Map.of());
+    Report report =
+        new Report(
+            options(),
+            Map.of("records", 10L),
+            Map.of("total", 1),
+            List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
+            List.of(new TimelinePoint(1_000, 150, 140, -1, 20, 1)),
+            List.of(new Kill(5_250, "exit-during-outage", "order-consumer-1", false, true)),
+            Map.of(),
+            Duration.ofSeconds(60),
+            Optional.empty(),
+            NetworkChaos.Settings.defaults(),
+            figures);
+
+    JsonNode json = JSON.readTree(Files.readString(report.writeJson(directory)));
+
+    assertThat(rows(json, "faults"))
+        .satisfiesExactly(
+            fault ->
+                assertThat(fault)
+                    .containsExactly(
+                        entry("kind", "NETWORK_BLACKHOLE"),
+                        entry("target", "postgres"),
+                        entry("startMillis", 8_000),
+                        entry("endMillis", 12_000),
+                        entry("ordersMovingAgainAfterMillis", null)),
+            fault ->
+                assertThat(fault)
+                    .containsExactly(
+                        entry("kind", "POSTGRES_CRASH"),
+                        entry("target", "postgres"),
+                        entry("startMillis", 40_000),
+                        entry("endMillis", null),
+                        entry("ordersMovingAgainAfterMillis", null)));
+    assertThat(rows(json, "killLog"))
+        .singleElement()
+        .satisfies(
+            kill ->
+                assertThat(kill)
+                    .containsExactly(
+                        entry("atMillis", 5_250),
+                        entry("kind", "exit-during-outage"),
+                        entry("process", "order-consumer-1"),
+                        entry("serving", false),
+                        entry("duringInfrastructureFault", true)));
+    assertThat(rows(json, "timeline"))
+        .singleElement()
+        .satisfies(
+            point ->
+                assertThat(point)
+                    .containsExactly(
+                        entry("atMillis", 1_000),
+                        entry("sent", 150),
+                        entry("orders", 140),
+                        entry("settled", -1),
+                        entry("duplicatesAbsorbed", 20),
+                        entry("kills", 1)));
+  }
+
+  private static List<Map<String, Object>> rows(JsonNode document, String field) {
+    return JSON.convertValue(
+        document.get(field), new TypeReference<List<Map<String, Object>>>() {});
+  }
+
+  private static ChaosOptions options() {
+    return new ChaosOptions(
+        1,
+        100,
+        50,
+        2,
+        2,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        1,
+        Duration.ofSeconds(1),
+        0.0,
+        true,
+        0.1,
+        0.02,
+        0.01,
+        0.3,
+        Duration.ofSeconds(60),
+        Path.of("."),
+        Path.of("iox-reports"));
+  }
+}
