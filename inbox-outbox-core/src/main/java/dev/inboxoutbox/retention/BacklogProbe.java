@@ -54,7 +54,7 @@ final class BacklogProbe {
     try (PreparedStatement query = connection.prepareStatement(BACKLOG)) {
       query.setInt(1, Backlog.COUNT_LIMIT);
       query.setInt(2, Backlog.COUNT_LIMIT);
-      query.setDouble(3, RetentionCleaner.seconds(outboxKeep));
+      query.setDouble(3, StepBatch.seconds(outboxKeep));
       query.setInt(4, Backlog.COUNT_LIMIT);
       try (ResultSet row = query.executeQuery()) {
         row.next();

@@ -1,8 +1,6 @@
 package dev.inboxoutbox.retention;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,8 +13,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Removes what retention says is expired, in bounded batches, each batch one statement committing
@@ -55,24 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RetentionCleaner {
 
-  private static final Logger log = LoggerFactory.getLogger(RetentionCleaner.class);
-
-  /**
-   * One statement, so every count comes from the same snapshot. Exact counts, unlike a run's {@link
-   * Backlog}: a preview is asked for, not taken after every run.
-   */
-  private static final String PREVIEW =
-      """
-      SELECT (SELECT count(*) FROM outbox WHERE %s) AS outbox_rows_to_delete,
-             (SELECT count(*) FROM inbox WHERE %s) AS keys_to_delete,
-             (SELECT count(*) FROM inbox WHERE %s) AS outcomes_to_prune,
-             (SELECT min(expires_at) FROM inbox) AS oldest_key_expiry,
-             (SELECT min(created_at) FROM outbox WHERE published_at IS NOT NULL)
-               AS oldest_published_outbox_row
-      """
-          .formatted(
-              StepBatch.PUBLISHED_OUTBOX_EXPIRED, StepBatch.KEY_EXPIRED, StepBatch.OUTCOME_EXPIRED);
-
   private final DataSource dataSource;
   private final int batchSize;
   private final Duration outboxKeep;
@@ -80,6 +58,7 @@ public final class RetentionCleaner {
   private final Duration pauseBetweenBatches;
   private final Ticker ticker;
   private final BacklogProbe backlogProbe;
+  private final RetentionPreview previewQuery;
 
   private RetentionCleaner(Builder builder) {
     this.dataSource = builder.dataSource;
@@ -89,6 +68,7 @@ public final class RetentionCleaner {
     this.pauseBetweenBatches = builder.pauseBetweenBatches;
     this.ticker = builder.ticker;
     this.backlogProbe = new BacklogProbe(builder.outboxKeep);
+    this.previewQuery = new RetentionPreview(builder.dataSource, builder.outboxKeep);
   }
 
   /** A cleaner on {@code dataSource}, with the defaults each {@link Builder} setter states. */
@@ -167,7 +147,7 @@ public final class RetentionCleaner {
             Duration.ofNanos(System.nanoTime() - started),
             complete,
             backlog);
-    logRun(report, budget.stopReason());
+    RunLog.write(report, budget.stopReason());
     return report;
   }
 
@@ -177,70 +157,12 @@ public final class RetentionCleaner {
    * @throws RuntimeException if the database fails
    */
   public Preview preview() {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement query = connection.prepareStatement(PREVIEW)) {
-      query.setDouble(1, seconds(outboxKeep));
-      try (ResultSet row = query.executeQuery()) {
-        row.next();
-        return new Preview(
-            row.getLong("outcomes_to_prune"),
-            row.getLong("keys_to_delete"),
-            row.getLong("outbox_rows_to_delete"),
-            BacklogProbe.instant(row, "oldest_key_expiry"),
-            BacklogProbe.instant(row, "oldest_published_outbox_row"));
-      }
-    } catch (SQLException e) {
-      throw new RetentionException("retention failed previewing what a run would remove", e);
-    }
-  }
-
-  private static void logRun(Report report, String stopReason) {
-    String stopped =
-        stopReason == null ? "" : " (stopped early: " + stopReason + "; the next run continues)";
-    if (report.rowsAffected() > 0 || stopReason != null) {
-      log.info(
-          "retention deleted {} expired keys, pruned {} outcome bodies, deleted {} published outbox"
-              + " rows in {} batches, {} ms{}; overdue now: {}",
-          report.keysDeleted(),
-          report.outcomesPruned(),
-          report.outboxRowsDeleted(),
-          report.batches(),
-          report.took().toMillis(),
-          stopped,
-          describe(report.backlog()));
-    } else if (log.isDebugEnabled()) {
-      log.debug(
-          "retention found nothing expired in {} batches, {} ms; overdue now: {}",
-          report.batches(),
-          report.took().toMillis(),
-          describe(report.backlog()));
-    }
-  }
-
-  private static String describe(Map<Step, Backlog> backlog) {
-    Instant now = Instant.now();
-    StringBuilder text = new StringBuilder();
-    for (Step step : Step.values()) {
-      Backlog left = backlog.get(step);
-      text.append(text.isEmpty() ? "" : ", ")
-          .append(step.description.substring(step.description.indexOf(' ') + 1))
-          .append(' ')
-          .append(left.overdueRows())
-          .append(left.countCapped() ? "+" : "")
-          .append(" (oldest ")
-          .append(left.overdue(now).toSeconds())
-          .append(" s past due)");
-    }
-    return text.toString();
+    return previewQuery.read();
   }
 
   /** The pause a schedule leaves between a run that ended behind and the next. */
   Duration pauseBetweenBatches() {
     return pauseBetweenBatches;
-  }
-
-  static double seconds(Duration duration) {
-    return duration.getSeconds() + duration.getNano() / 1e9;
   }
 
   /** The three steps of a run, in the order a run takes them. */

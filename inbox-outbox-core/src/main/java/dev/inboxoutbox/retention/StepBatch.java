@@ -84,7 +84,7 @@ final class StepBatch implements AutoCloseable {
     PreparedStatement statement = connection.prepareStatement(sql);
     try {
       if (step == Step.DELETE_PUBLISHED_OUTBOX_ROWS) {
-        statement.setDouble(1, RetentionCleaner.seconds(outboxKeep));
+        statement.setDouble(1, seconds(outboxKeep));
         statement.setInt(2, batchSize);
       } else {
         statement.setInt(1, batchSize);
@@ -130,5 +130,10 @@ final class StepBatch implements AutoCloseable {
   @Override
   public void close() throws SQLException {
     statement.close();
+  }
+
+  // make_interval takes fractional seconds, so a keep below a second is not rounded away.
+  static double seconds(Duration duration) {
+    return duration.getSeconds() + duration.getNano() / 1e9;
   }
 }
