@@ -103,6 +103,9 @@ class RelayFailoverIT {
    * one every 15 s, so under a busy load a second failover would lose the slot for most of a minute
    * unless the relay logs them more often.
    */
+  /** Under three of PostgreSQL's own 15 s standby snapshots. */
+  private static final Duration EXPOSURE_WITHOUT_STANDBY_SNAPSHOTS = Duration.ofSeconds(40);
+
   @Test
   void afterAFailoverTheNewStandbyHoldsTheSlotWithinSeconds() throws Exception {
     relay = new OutboxRelay(RelayIT.settings(database, "c" + UUID.randomUUID()).build()).start();
@@ -126,9 +129,12 @@ class RelayFailoverIT {
       assertThat(first.transactions() + second.transactions())
           .as("transactions the writers committed on the promoted standby meanwhile")
           .isGreaterThan(committedAtFailover);
+      // Without the relay's snapshots the exposure spans three of PostgreSQL's 15 s snapshots
+      // (51 s measured); with them it is a few of the relay's 2 s ones, under 20 s on a quiet
+      // machine and 26 s on one shared with five builds. The bound sits between the two.
       assertThat(exposed)
           .as("time after the failover in which another would have lost the slot")
-          .isLessThan(Duration.ofSeconds(20));
+          .isLessThan(EXPOSURE_WITHOUT_STANDBY_SNAPSHOTS);
     }
   }
 
