@@ -13,17 +13,19 @@ final class EngineConfiguration {
    * run started.
    */
   static Properties of(RelaySettings settings, boolean slotExists) {
+    DatabaseAddress address = settings.address();
+    EngineTuning tuning = settings.tuning();
     Properties p = new Properties();
     p.setProperty("name", "iox-outbox-relay-" + settings.slotName());
     // Debezium's connector with resume positions a restart cannot mistake for a row of another
     // transaction (ADR 0001); the same connector Kafka Connect and Debezium Server run.
     p.setProperty("connector.class", OutboxConnector.class.getName());
     p.setProperty("plugin.name", "pgoutput");
-    p.setProperty("database.hostname", settings.host());
-    p.setProperty("database.port", String.valueOf(settings.port()));
-    p.setProperty("database.user", settings.user());
-    p.setProperty("database.password", settings.password());
-    p.setProperty("database.dbname", settings.database());
+    p.setProperty("database.hostname", address.host());
+    p.setProperty("database.port", String.valueOf(address.port()));
+    p.setProperty("database.user", address.user());
+    p.setProperty("database.password", address.password());
+    p.setProperty("database.dbname", address.database());
     p.setProperty("topic.prefix", "iox");
     p.setProperty("slot.name", settings.slotName());
     p.setProperty("publication.name", settings.publicationName());
@@ -47,23 +49,24 @@ final class EngineConfiguration {
     p.setProperty("snapshot.mode", "no_data");
     // Without this every record carries four __debezium.context.* headers nobody downstream reads.
     p.setProperty("extended.headers.enabled", "false");
-    p.setProperty("heartbeat.interval.ms", String.valueOf(settings.heartbeatInterval().toMillis()));
+    p.setProperty(
+        "heartbeat.interval.ms", String.valueOf(settings.timing().heartbeatInterval().toMillis()));
     // Without a write of its own the slot could not move past WAL of other databases (or, from
     // PostgreSQL 15 on, other tables) while the outbox is quiet: see RelayHeartbeat.
     p.setProperty("heartbeat.action.query", new RelayHeartbeat(settings).actionQuery());
     p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
-    p.setProperty("offset.storage.jdbc.connection.url", settings.jdbcUrl());
-    p.setProperty("offset.storage.jdbc.connection.user", settings.user());
+    p.setProperty("offset.storage.jdbc.connection.url", address.jdbcUrl());
+    p.setProperty("offset.storage.jdbc.connection.user", address.user());
     // debezium-storage-jdbc insists on a password even where the server trusts the connection.
     p.setProperty(
         "offset.storage.jdbc.connection.password",
-        settings.password().isEmpty() ? "unused-with-trust-auth" : settings.password());
+        address.password().isEmpty() ? "unused-with-trust-auth" : address.password());
     p.setProperty("offset.storage.jdbc.table.name", "iox_relay_offsets");
     p.setProperty(
-        "offset.flush.interval.ms", String.valueOf(settings.offsetFlushInterval().toMillis()));
-    p.setProperty("poll.interval.ms", String.valueOf(settings.pollInterval().toMillis()));
-    p.setProperty("max.batch.size", String.valueOf(settings.maxBatchSize()));
-    p.setProperty("max.queue.size", String.valueOf(settings.maxQueueSize()));
+        "offset.flush.interval.ms", String.valueOf(tuning.offsetFlushInterval().toMillis()));
+    p.setProperty("poll.interval.ms", String.valueOf(tuning.pollInterval().toMillis()));
+    p.setProperty("max.batch.size", String.valueOf(tuning.maxBatchSize()));
+    p.setProperty("max.queue.size", String.valueOf(tuning.maxQueueSize()));
     p.setProperty("transforms", "outbox");
     p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
     p.setProperty("transforms.outbox.route.topic.replacement", settings.topicReplacement());

@@ -40,17 +40,19 @@ import org.slf4j.LoggerFactory;
  * <p><b>One active relay per database.</b> Every instance first takes a PostgreSQL session-level
  * advisory lock; the holder runs the engine, the others stand by and poll. When the holder dies its
  * session ends, the lock is released and a standby takes over within {@link
- * RelaySettings#standbyPollInterval()}. The replication slot itself also admits one reader only.
+ * RelaySettings.Builder#standbyPollInterval(Duration)}. The replication slot itself also admits one
+ * reader only.
  *
  * <p><b>At-least-once.</b> Offsets are marked only after Kafka acknowledged the batch and are
  * stored in PostgreSQL ({@code iox_relay_offsets}, debezium-storage-jdbc) every {@link
- * RelaySettings#offsetFlushInterval()}; the slot advances only then. A crash in between republishes
- * the tail, which the next consumer's inbox absorbs. A batch goes to Kafka only once other sessions
- * can see the transactions it came from ({@link CommitVisibility}).
+ * RelaySettings.Builder#offsetFlushInterval(Duration)}; the slot advances only then. A crash in
+ * between republishes the tail, which the next consumer's inbox absorbs. A batch goes to Kafka only
+ * once other sessions can see the transactions it came from ({@link CommitVisibility}).
  *
  * <p><b>Failures.</b> The engine's completion callback ends a run at once; the relay reports {@link
- * RelayState#FAILED}, waits (doubling from {@link RelaySettings#restartBackoffMin()} up to {@link
- * RelaySettings#restartBackoffMax()}) and starts over, from taking the lock.
+ * RelayState#FAILED}, waits (doubling from {@link
+ * RelaySettings.Builder#restartBackoffMin(Duration)} up to {@link
+ * RelaySettings.Builder#restartBackoffMax(Duration)}) and starts over, from taking the lock.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -149,14 +151,14 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private void lead() {
-    Duration backoff = settings.restartBackoffMin();
+    Duration backoff = settings.timing().restartBackoffMin();
     try {
       while (!closing) {
         Instant runStarted = null;
         try (Connection lock = connect()) {
           enter(RelayState.STANDBY);
           while (!closing && !LeaderLock.tryAcquire(lock, settings.slotName())) {
-            pause(settings.standbyPollInterval());
+            pause(settings.timing().standbyPollInterval());
           }
           if (closing) {
             break;
@@ -174,14 +176,14 @@ public final class OutboxRelay implements AutoCloseable {
           enter(RelayState.FAILED);
           if (runStarted != null
               && Duration.between(runStarted, Instant.now()).compareTo(HEALTHY_RUN) > 0) {
-            backoff = settings.restartBackoffMin();
+            backoff = settings.timing().restartBackoffMin();
           }
           log.warn("relay run failed; restarting in {}: {}", backoff, reason);
           for (Throwable alsoFailed : e.getSuppressed()) {
             log.info("while that run ended, also: {}", describe(alsoFailed));
           }
           pause(backoff);
-          backoff = min(backoff.multipliedBy(2), settings.restartBackoffMax());
+          backoff = min(backoff.multipliedBy(2), settings.timing().restartBackoffMax());
         }
       }
     } finally {
@@ -264,7 +266,8 @@ public final class OutboxRelay implements AutoCloseable {
   private void awaitEngine(
       CompletableFuture<Void> engineDone, Connection lock, StandbySnapshots standbySnapshots)
       throws Exception {
-    long checkMillis = settings.leadershipCheckInterval().toMillis();
+    Duration checkInterval = settings.timing().leadershipCheckInterval();
+    long checkMillis = checkInterval.toMillis();
     while (true) {
       try {
         engineDone.get(checkMillis, TimeUnit.MILLISECONDS);
@@ -278,7 +281,7 @@ public final class OutboxRelay implements AutoCloseable {
         if (closing) {
           return;
         }
-        if (!lock.isValid((int) Math.max(1, settings.leadershipCheckInterval().toSeconds()))) {
+        if (!lock.isValid((int) Math.max(1, checkInterval.toSeconds()))) {
           throw new RelayException("lost the leadership lock session; stepping down");
         }
         standbySnapshots.logWhenDue(lock);
@@ -384,10 +387,10 @@ public final class OutboxRelay implements AutoCloseable {
 
   private Connection connect() throws SQLException {
     Properties p = new Properties();
-    p.setProperty("user", settings.user());
-    p.setProperty("password", settings.password());
+    p.setProperty("user", settings.address().user());
+    p.setProperty("password", settings.address().password());
     p.setProperty("ApplicationName", instanceName);
-    return DriverManager.getConnection(settings.jdbcUrl(), p);
+    return DriverManager.getConnection(settings.address().jdbcUrl(), p);
   }
 
   private void enter(RelayState next) {
@@ -416,7 +419,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** One line naming what failed and its root cause, credentials masked. */
   private String describe(Throwable e) {
-    return FailureReason.of(e, settings.password());
+    return FailureReason.of(e, settings.address().password());
   }
 
   private static java.util.concurrent.ThreadFactory named(String name) {

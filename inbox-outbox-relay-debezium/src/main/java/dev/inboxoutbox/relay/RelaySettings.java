@@ -5,9 +5,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
 import java.util.regex.Pattern;
-import org.postgresql.Driver;
 
 /**
  * Configuration of an {@link OutboxRelay}. Only the database URL and the Kafka bootstrap address
@@ -51,74 +49,36 @@ public final class RelaySettings {
   /** Fixed, like the table the Outbox writes, the retention cleans and the migration publishes. */
   private static final String OUTBOX_TABLE = "public.outbox";
 
-  private final String jdbcUrl;
-  private final String user;
-  private final String password;
-  private final String host;
-  private final int port;
-  private final String database;
+  // The builder stays flat because users and the starter set it value by value; the values are kept
+  // in parts that change for different reasons, each validating its own.
+  private final DatabaseAddress address;
   private final String kafkaBootstrapServers;
   private final Map<String, Object> producerProperties;
   private final String slotName;
   private final String publicationName;
   private final String topicReplacement;
-  private final Duration offsetFlushInterval;
-  private final Duration pollInterval;
-  private final int maxBatchSize;
-  private final int maxQueueSize;
-  private final Duration heartbeatInterval;
-  private final Duration standbyPollInterval;
-  private final Duration leadershipCheckInterval;
-  private final Duration restartBackoffMin;
-  private final Duration restartBackoffMax;
+  private final EngineTuning tuning;
+  private final LeadershipTiming timing;
   private final boolean markPublished;
 
   private RelaySettings(Builder b) {
-    this.jdbcUrl = require(b.jdbcUrl, "jdbcUrl");
-    Properties parsed = Driver.parseURL(jdbcUrl, new Properties());
-    if (parsed == null) {
-      throw new IllegalArgumentException("not a PostgreSQL JDBC URL: " + jdbcUrl);
-    }
-    this.host = parsed.getProperty("PGHOST", "localhost").split(",")[0];
-    this.port = Integer.parseInt(parsed.getProperty("PGPORT", "5432").split(",")[0]);
-    this.database = parsed.getProperty("PGDBNAME");
-    if (database == null || database.isEmpty()) {
-      throw new IllegalArgumentException("the JDBC URL names no database: " + jdbcUrl);
-    }
-    this.user = b.user != null ? b.user : parsed.getProperty("user", "postgres");
-    this.password = b.password != null ? b.password : parsed.getProperty("password", "");
+    this.address = DatabaseAddress.parse(b.jdbcUrl, b.user, b.password);
     this.kafkaBootstrapServers = require(b.kafkaBootstrapServers, "kafkaBootstrapServers");
     this.producerProperties = Map.copyOf(b.producerProperties);
-    this.slotName = b.slotName != null ? b.slotName : defaultSlotName(database);
+    this.slotName = b.slotName != null ? b.slotName : defaultSlotName(address.database());
     requireMatches("slotName", slotName, IDENTIFIER);
     this.publicationName = b.publicationName;
     requireMatches("publicationName", publicationName, IDENTIFIER);
     this.topicReplacement = require(b.topicReplacement, "topicReplacement");
-    this.offsetFlushInterval = wholeMillis(b.offsetFlushInterval, "offsetFlushInterval");
-    this.pollInterval = wholeMillis(b.pollInterval, "pollInterval");
-    if (b.maxBatchSize < 1) {
-      throw new IllegalArgumentException(
-          "relay setting maxBatchSize must be at least 1, got: " + b.maxBatchSize);
-    }
-    this.maxBatchSize = b.maxBatchSize;
-    if (b.maxQueueSize <= maxBatchSize) {
-      // Debezium refuses the same at engine start, where the failure would only reach the
-      // completion callback.
-      throw new IllegalArgumentException(
-          "relay setting maxQueueSize must be larger than maxBatchSize ("
-              + maxBatchSize
-              + "), got: "
-              + b.maxQueueSize);
-    }
-    this.maxQueueSize = b.maxQueueSize;
-    this.heartbeatInterval = positive(b.heartbeatInterval, "heartbeatInterval");
-    this.standbyPollInterval = positive(b.standbyPollInterval, "standbyPollInterval");
-    this.leadershipCheckInterval = positive(b.leadershipCheckInterval, "leadershipCheckInterval");
-    this.restartBackoffMin = positive(b.restartBackoffMin, "restartBackoffMin");
-    this.restartBackoffMax = positive(b.restartBackoffMax, "restartBackoffMax");
-    if (restartBackoffMax.compareTo(restartBackoffMin) < 0) {
-      throw new IllegalArgumentException("restartBackoffMax must not be below restartBackoffMin");
-    }
+    this.tuning =
+        new EngineTuning(b.offsetFlushInterval, b.pollInterval, b.maxBatchSize, b.maxQueueSize);
+    this.timing =
+        new LeadershipTiming(
+            b.heartbeatInterval,
+            b.standbyPollInterval,
+            b.leadershipCheckInterval,
+            b.restartBackoffMin,
+            b.restartBackoffMax);
     this.markPublished = b.markPublished;
   }
 
@@ -136,28 +96,8 @@ public final class RelaySettings {
     return name.length() > 63 ? name.substring(0, 63) : name;
   }
 
-  String jdbcUrl() {
-    return jdbcUrl;
-  }
-
-  String user() {
-    return user;
-  }
-
-  String password() {
-    return password;
-  }
-
-  String host() {
-    return host;
-  }
-
-  int port() {
-    return port;
-  }
-
-  String database() {
-    return database;
+  DatabaseAddress address() {
+    return address;
   }
 
   String kafkaBootstrapServers() {
@@ -184,47 +124,22 @@ public final class RelaySettings {
     return topicReplacement;
   }
 
-  Duration offsetFlushInterval() {
-    return offsetFlushInterval;
+  EngineTuning tuning() {
+    return tuning;
   }
 
-  Duration pollInterval() {
-    return pollInterval;
-  }
-
-  int maxBatchSize() {
-    return maxBatchSize;
-  }
-
-  int maxQueueSize() {
-    return maxQueueSize;
-  }
-
-  Duration heartbeatInterval() {
-    return heartbeatInterval;
-  }
-
-  Duration standbyPollInterval() {
-    return standbyPollInterval;
-  }
-
-  Duration leadershipCheckInterval() {
-    return leadershipCheckInterval;
-  }
-
-  Duration restartBackoffMin() {
-    return restartBackoffMin;
-  }
-
-  Duration restartBackoffMax() {
-    return restartBackoffMax;
+  LeadershipTiming timing() {
+    return timing;
   }
 
   boolean markPublished() {
     return markPublished;
   }
 
-  private static String require(String value, String name) {
+  // The checks below are shared with the parts RelaySettings composes, so that every refusal names
+  // the builder setting the same way.
+
+  static String require(String value, String name) {
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException("relay setting " + name + " is required");
     }
@@ -238,7 +153,7 @@ public final class RelaySettings {
     }
   }
 
-  private static Duration positive(Duration value, String name) {
+  static Duration positive(Duration value, String name) {
     Objects.requireNonNull(value, name);
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException("relay setting " + name + " must be positive");
@@ -247,7 +162,7 @@ public final class RelaySettings {
   }
 
   /** Debezium takes these in whole milliseconds: a shorter value would silently become 0. */
-  private static Duration wholeMillis(Duration value, String name) {
+  static Duration wholeMillis(Duration value, String name) {
     positive(value, name);
     if (value.toMillis() < 1) {
       throw new IllegalArgumentException(

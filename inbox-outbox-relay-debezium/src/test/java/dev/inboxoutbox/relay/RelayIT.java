@@ -777,7 +777,7 @@ class RelayIT {
     Duration bound =
         heartbeat
             .multipliedBy(2)
-            .plus(settings.offsetFlushInterval())
+            .plus(settings.tuning().offsetFlushInterval())
             .plus(ENGINE_POLL.multipliedBy(3));
     OutboxRelay relay = started(relay(settings));
     OutboxEvent event = OutboxEvent.of("order", "o-1", "BeforeTheQuiet", "{}");

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
-/** The engine's latency and batching settings: validated in the builder, passed to Debezium. */
+/** The relay's settings: validated when built, passed to Debezium and the relay's producer. */
 class RelaySettingsTest {
 
   private static RelaySettings.Builder required() {
@@ -96,6 +96,56 @@ class RelaySettingsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "relay setting maxQueueSize must be larger than maxBatchSize (2048), got: 2048");
+  }
+
+  @Test
+  void theConnectorGetsTheFirstHostOfTheUrlAndItsUserUnlessOneIsSet() {
+    String url = "jdbc:postgresql://db1:6543,db2:6544/shop?user=app&password=secret";
+
+    assertThat(engineProperties(required().jdbcUrl(url).build()))
+        .containsEntry("database.hostname", "db1")
+        .containsEntry("database.port", "6543")
+        .containsEntry("database.dbname", "shop")
+        .containsEntry("database.user", "app")
+        .containsEntry("database.password", "secret")
+        .containsEntry("offset.storage.jdbc.connection.url", url)
+        .containsEntry("slot.name", "iox_outbox_shop");
+    assertThat(engineProperties(required().jdbcUrl(url).user("relay").password("pw").build()))
+        .containsEntry("database.user", "relay")
+        .containsEntry("database.password", "pw")
+        .containsEntry("offset.storage.jdbc.connection.user", "relay");
+  }
+
+  @Test
+  void aUrlThatIsNotPostgresqlOrNamesNoDatabaseIsRefused() {
+    assertThatThrownBy(() -> required().jdbcUrl(null).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("relay setting jdbcUrl is required");
+    assertThatThrownBy(() -> required().jdbcUrl("jdbc:mysql://db/shop").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a PostgreSQL JDBC URL: jdbc:mysql://db/shop");
+    assertThatThrownBy(() -> required().jdbcUrl("jdbc:postgresql://db:5432/").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the JDBC URL names no database: jdbc:postgresql://db:5432/");
+  }
+
+  @Test
+  void theAddressPrintsNoPassword() {
+    RelaySettings settings =
+        required().jdbcUrl("jdbc:postgresql://db:5432/shop?password=secret").build();
+
+    assertThat(settings.address()).hasToString("postgres@db:5432/shop");
+  }
+
+  @Test
+  void aRestartBackoffMaximumBelowItsMinimumIsRefused() {
+    assertThatThrownBy(
+            () -> required().restartBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("restartBackoffMax must not be below restartBackoffMin");
+    assertThatThrownBy(() -> required().standbyPollInterval(Duration.ofMillis(-1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("relay setting standbyPollInterval must be positive");
   }
 
   @Test
