@@ -46,6 +46,12 @@ public final class Inbox {
   private final Retention defaultRetention;
   private final Map<String, Retention> retentionByOperation;
 
+  /**
+   * Once seen, the key digest's index stays: an upgrade never goes back. Until then every use
+   * checks, so an instance started before {@code iox inbox-upgrade prepare} finished picks it up.
+   */
+  private volatile boolean keyDigestIndexed;
+
   private Inbox(Builder builder) {
     this.defaultRetention = builder.defaultRetention;
     this.retentionByOperation = Map.copyOf(builder.retentionByOperation);
@@ -97,6 +103,7 @@ public final class Inbox {
   private List<ClaimResult> claimAll(
       Connection connection, List<ClaimRequest> requests, boolean presumeSuccess) {
     requireTransaction(connection);
+    requireKeyDigestIndexed(connection);
     Objects.requireNonNull(requests, "requests");
     int n = requests.size();
     ClaimResult[] results = new ClaimResult[n];
@@ -206,6 +213,7 @@ public final class Inbox {
   private void recordOutcomes(
       Connection connection, List<Completion> completions, boolean presumedSuccess) {
     requireTransaction(connection);
+    requireKeyDigestIndexed(connection);
     if (completions.isEmpty()) {
       return;
     }
@@ -233,6 +241,7 @@ public final class Inbox {
    */
   public Optional<Entry> find(Connection connection, Scope scope, IdempotencyKey key) {
     ClaimRequest lookup = ClaimRequest.ofBytes(scope, key, new byte[0]);
+    requireKeyDigestIndexed(connection);
     try {
       return Optional.ofNullable(InboxStatements.find(connection, List.of(lookup)).get(0).entry());
     } catch (SQLException e) {
@@ -264,6 +273,29 @@ public final class Inbox {
         now,
         now.plus(retentionFor(request.scope().operation()).keyTtl()),
         Optional.empty());
+  }
+
+  /**
+   * Claims find keys by their digest (schema v2). An inbox of schema v1 gets the digest column from
+   * the migration, but its rows are filled and indexed online by {@code iox inbox-upgrade prepare};
+   * until then this instance claims nothing rather than miss a stored key.
+   */
+  private void requireKeyDigestIndexed(Connection connection) {
+    if (keyDigestIndexed) {
+      return;
+    }
+    try {
+      keyDigestIndexed = InboxStatements.keyDigestIndexed(connection);
+    } catch (SQLException e) {
+      throw new InboxException("cannot read the inbox's indexes", e);
+    }
+    if (!keyDigestIndexed) {
+      throw new InboxException(
+          "the inbox's key digest is not indexed yet (schema v1 being upgraded): run `iox"
+              + " inbox-upgrade prepare` against this database, then instances of this version"
+              + " claim again (docs/operations.md#upgrading-the-inbox-to-schema-v2)",
+          null);
+    }
   }
 
   private static void requireTransaction(Connection connection) {

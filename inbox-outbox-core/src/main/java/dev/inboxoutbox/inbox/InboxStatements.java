@@ -19,44 +19,45 @@ final class InboxStatements {
 
   /**
    * Claims every offered key that is free and, for the others, returns the row that holds the key.
-   * Keys are inserted in primary-key order so two batches that overlap lock in the same order and
-   * cannot deadlock. The existing rows come from the statement's snapshot: a row committed by a
-   * concurrent transaction while this one waited on the index is not in it (the lookup yields
-   * NULL), and {@link #FIND} reads it afterwards in a fresh snapshot. Existing rows are looked up
-   * one by one through the primary key (LATERAL ... LIMIT 1): a plain join lets the planner hash or
-   * scan the whole inbox once per batch while the table is small enough, a cost that grows with
-   * every row.
+   * A key is found through its digest ({@code inbox_key_hash}, the primary key of schema v2); the
+   * stored text columns come back so that a digest shared by two keys is caught, never taken for a
+   * repeat. Keys are inserted in primary-key order so two batches that overlap lock in the same
+   * order and cannot deadlock. {@code ON CONFLICT} names no columns: while an inbox is upgraded
+   * from schema v1, either unique index may be the one a concurrent writer of the previous version
+   * holds. The existing rows come from the statement's snapshot: a row committed by a concurrent
+   * transaction while this one waited on the index is not in it (the lookup yields NULL), and
+   * {@link #FIND} reads it afterwards in a fresh snapshot. Existing rows are looked up one by one
+   * through the primary key (LATERAL ... LIMIT 1): a plain join lets the planner hash or scan the
+   * whole inbox once per batch while the table is small enough, a cost that grows with every row.
    */
   private static final String CLAIM_TEMPLATE =
       """
       WITH offered AS (
-          SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::float8[], ?::float8[])
+          SELECT o.*, inbox_key_hash(o.tenant, o.principal, o.operation, o.idempotency_key) AS key_hash
+          FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::float8[], ?::float8[])
               WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, request_hash,
                                    outcome_ttl_seconds, key_ttl_seconds, position)
       ),
       claimed AS (
-          INSERT INTO inbox (tenant, principal, operation, idempotency_key, request_hash, status,
-                             outcome_kind, completed_at, outcome_expires_at, expires_at)
-          SELECT tenant, principal, operation, idempotency_key, request_hash, %s,
+          INSERT INTO inbox (key_hash, tenant, principal, operation, idempotency_key, request_hash,
+                             status, outcome_kind, completed_at, outcome_expires_at, expires_at)
+          SELECT key_hash, tenant, principal, operation, idempotency_key, request_hash, %s,
                  now() + make_interval(secs => outcome_ttl_seconds),
                  now() + make_interval(secs => key_ttl_seconds)
           FROM offered
-          ORDER BY tenant, principal, operation, idempotency_key
-          ON CONFLICT (tenant, principal, operation, idempotency_key) DO NOTHING
-          RETURNING tenant, principal, operation, idempotency_key
+          ORDER BY key_hash
+          ON CONFLICT DO NOTHING
+          RETURNING key_hash
       )
-      SELECT o.position, c.idempotency_key IS NOT NULL AS claimed,
+      SELECT o.position, c.key_hash IS NOT NULL AS claimed,
+             e.tenant, e.principal, e.operation, e.idempotency_key,
              e.request_hash, e.status, e.outcome_kind, e.outcome_code, e.outcome_body::text,
              e.created_at, e.expires_at, e.outcome_pruned_at
       FROM offered o
-      LEFT JOIN claimed c
-             ON (c.tenant, c.principal, c.operation, c.idempotency_key)
-              = (o.tenant, o.principal, o.operation, o.idempotency_key)
+      LEFT JOIN claimed c ON c.key_hash = o.key_hash
       LEFT JOIN LATERAL (
           SELECT * FROM inbox i
-          WHERE c.idempotency_key IS NULL
-            AND i.tenant = o.tenant AND i.principal = o.principal
-            AND i.operation = o.operation AND i.idempotency_key = o.idempotency_key
+          WHERE c.key_hash IS NULL AND i.key_hash = o.key_hash
           LIMIT 1
       ) e ON true
       ORDER BY o.position
@@ -77,14 +78,14 @@ final class InboxStatements {
   static final String FIND =
       """
       SELECT o.position, false AS claimed,
+             e.tenant, e.principal, e.operation, e.idempotency_key,
              e.request_hash, e.status, e.outcome_kind, e.outcome_code, e.outcome_body::text,
              e.created_at, e.expires_at, e.outcome_pruned_at
       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[])
                WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, position)
       LEFT JOIN LATERAL (
           SELECT * FROM inbox i
-          WHERE i.tenant = o.tenant AND i.principal = o.principal
-            AND i.operation = o.operation AND i.idempotency_key = o.idempotency_key
+          WHERE i.key_hash = inbox_key_hash(o.tenant, o.principal, o.operation, o.idempotency_key)
           LIMIT 1
       ) e ON true
       ORDER BY o.position
@@ -93,10 +94,9 @@ final class InboxStatements {
   /**
    * Records outcomes on rows this transaction claimed (the condition that tells them is filled in).
    * Each row is found by one primary-key lookup and updated by its row id: joined on the key
-   * columns instead, the planner estimates almost none of the rows to change (they are all
-   * uncommitted, so never in the statistics) and scans or hashes the whole inbox once per batch.
-   * Such a row belongs to this transaction (no other can see it), so its row id cannot change under
-   * the statement.
+   * instead, the planner estimates almost none of the rows to change (they are all uncommitted, so
+   * never in the statistics) and scans or hashes the whole inbox once per batch. Such a row belongs
+   * to this transaction (no other can see it), so its row id cannot change under the statement.
    */
   private static final String COMPLETE_TEMPLATE =
       """
@@ -108,8 +108,7 @@ final class InboxStatements {
                       outcome_code, outcome_body)
         CROSS JOIN LATERAL (
             SELECT p.ctid FROM inbox p
-            WHERE p.tenant = c.tenant AND p.principal = c.principal
-              AND p.operation = c.operation AND p.idempotency_key = c.idempotency_key
+            WHERE p.key_hash = inbox_key_hash(c.tenant, c.principal, c.operation, c.idempotency_key)
               AND %s
             LIMIT 1
         ) held
@@ -130,6 +129,20 @@ final class InboxStatements {
           """
           p.status = 'COMPLETED' AND p.outcome_kind = 'SUCCESS' AND p.outcome_code IS NULL
                 AND p.outcome_body IS NULL AND p.created_at = now()""");
+
+  /**
+   * Whether the inbox is found by its key digest: a valid unique index on {@code key_hash} alone,
+   * the primary key of schema v2, or the index {@code iox inbox-upgrade prepare} builds before the
+   * primary key moves to it.
+   */
+  static final String KEY_DIGEST_INDEXED =
+      """
+      SELECT EXISTS (
+          SELECT FROM pg_index x
+          JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
+          WHERE x.indrelid = to_regclass('inbox') AND x.indisunique AND x.indisvalid
+            AND x.indnatts = 1 AND a.attname = 'key_hash')
+      """;
 
   private InboxStatements() {}
 
@@ -236,11 +249,44 @@ final class InboxStatements {
         int position = result.getInt("position");
         ClaimRequest request = requests.get(position - 1);
         String storedHash = result.getString("request_hash");
+        if (storedHash != null) {
+          requireSameKey(request, result);
+        }
         Inbox.Entry entry = storedHash == null ? null : entry(request, storedHash, result);
         rows.add(new Row(position, result.getBoolean("claimed"), entry));
       }
     }
     return rows;
+  }
+
+  static boolean keyDigestIndexed(Connection connection) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(KEY_DIGEST_INDEXED);
+        ResultSet result = statement.executeQuery()) {
+      return result.next() && result.getBoolean(1);
+    }
+  }
+
+  /**
+   * Two keys whose digests are equal would share a row: one would be absorbed as the other's
+   * repeat. At 16 bytes that takes about 2^64 keys alive at once, but a stored row that names
+   * another key is refused rather than trusted.
+   */
+  private static void requireSameKey(ClaimRequest request, ResultSet result) throws SQLException {
+    Scope scope = request.scope();
+    if (!scope.tenant().equals(result.getString("tenant"))
+        || !scope.principal().equals(result.getString("principal"))
+        || !scope.operation().equals(result.getString("operation"))
+        || !request.key().value().equals(result.getString("idempotency_key"))) {
+      throw new InboxException(
+          "the inbox row found for key "
+              + request.key()
+              + " in "
+              + scope
+              + " holds another key with the same digest (operation "
+              + result.getString("operation")
+              + "); nothing was claimed",
+          null);
+    }
   }
 
   private static Inbox.Entry entry(ClaimRequest request, String storedHash, ResultSet result)

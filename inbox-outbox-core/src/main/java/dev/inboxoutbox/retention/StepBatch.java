@@ -17,9 +17,11 @@ final class StepBatch implements AutoCloseable {
   // PROCESSING row past its key TTL is an abandoned claim and goes too; one whose transaction is
   // still open is either invisible (not yet committed) or locked, and SKIP LOCKED passes it over.
   static final String KEY_EXPIRED = "expires_at <= now()";
+  // Only a body is pruned: a bare outcome (kind and code) costs no more than the key that stays,
+  // and the index this step reads holds rows with a body only.
   static final String OUTCOME_EXPIRED =
-      "outcome_pruned_at IS NULL AND outcome_expires_at <= now() AND expires_at > now()"
-          + " AND status <> 'PROCESSING'";
+      "outcome_body IS NOT NULL AND outcome_pruned_at IS NULL AND outcome_expires_at <= now()"
+          + " AND expires_at > now() AND status <> 'PROCESSING'";
   static final String PUBLISHED_OUTBOX_EXPIRED =
       "published_at IS NOT NULL AND created_at <= now() - make_interval(secs => ?)";
 

@@ -20,7 +20,8 @@ record ToolRun(int exitCode, String out, String err) {
         InspectCommand.class,
         DltCommand.class,
         RetentionCommand.class,
-        ProduceCommand.class
+        ProduceCommand.class,
+        InboxUpgradeCommand.class
       })
   private static final class Tools {}
 

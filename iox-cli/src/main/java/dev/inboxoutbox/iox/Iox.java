@@ -6,6 +6,7 @@ import dev.inboxoutbox.chaos.PrepareCommand;
 import dev.inboxoutbox.devstack.ChildProcesses;
 import dev.inboxoutbox.provider.ProviderCommand;
 import dev.inboxoutbox.tools.DltCommand;
+import dev.inboxoutbox.tools.InboxUpgradeCommand;
 import dev.inboxoutbox.tools.InspectCommand;
 import dev.inboxoutbox.tools.OperatorError;
 import dev.inboxoutbox.tools.ProduceCommand;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Command;
       RetentionCommand.class,
       ProviderCommand.class,
       BenchCommand.class,
-      DltCommand.class
+      DltCommand.class,
+      InboxUpgradeCommand.class
     })
 public final class Iox implements Runnable {
 
