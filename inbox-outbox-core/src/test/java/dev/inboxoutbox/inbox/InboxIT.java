@@ -377,6 +377,34 @@ class InboxIT {
     }
   }
 
+  /**
+   * Two keys with one digest cannot be made on purpose, but a row can be stored under another key's
+   * digest: the claim must then refuse, not take it for that key's repeat.
+   */
+  @Test
+  void aRowStoredUnderTheDigestOfAnotherKeyIsRefusedNotTakenForARepeat() throws SQLException {
+    ClaimRequest request = request(orders, "{\"sku\":\"A\"}");
+    try (Connection connection = database.connect();
+        PreparedStatement insert =
+            connection.prepareStatement(
+                """
+                INSERT INTO inbox (key_hash, operation, idempotency_key, request_hash, status,
+                                   outcome_kind, completed_at, outcome_expires_at, expires_at)
+                VALUES (inbox_key_hash('', '', ?, ?), ?, 'another-key', ?, 'COMPLETED', 'SUCCESS',
+                        now(), now() + interval '1 day', now() + interval '7 days')
+                """)) {
+      insert.setString(1, orders.operation());
+      insert.setString(2, request.key().value());
+      insert.setString(3, orders.operation());
+      insert.setString(4, request.requestHash());
+      insert.executeUpdate();
+    }
+
+    assertThatThrownBy(() -> inTransaction(c -> applyOnce(c, request, Outcome.success())))
+        .hasMessageContaining("holds another key with the same digest");
+    assertThat(effectsFor(request.key())).isZero();
+  }
+
   private static ClaimRequest request(Scope scope, String json) {
     return ClaimRequest.ofJson(scope, newKey(), json);
   }

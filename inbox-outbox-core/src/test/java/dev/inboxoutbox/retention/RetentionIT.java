@@ -83,6 +83,10 @@ class RetentionIT {
             "bare-", 4, "COMPLETED", "now() - interval '2 hours'", "now() + interval '1 day'"),
         "UPDATE inbox SET outcome_body = NULL, outcome_pruned_at = now() - interval '1 hour'"
             + " WHERE idempotency_key LIKE 'bare-%'",
+        // Untouched: an outcome without a body has nothing to prune.
+        inboxRows(
+            "bodiless-", 3, "COMPLETED", "now() - interval '1 hour'", "now() + interval '1 day'"),
+        "UPDATE inbox SET outcome_body = NULL WHERE idempotency_key LIKE 'bodiless-%'",
         // Outbox, default keep of 7 days: only the first group goes.
         outboxRows("old-published-", 5, "now() - interval '10 days'", "now() - interval '10 days'"),
         outboxRows("old-unpublished-", 3, "now() - interval '10 days'", "NULL"),
@@ -123,7 +127,10 @@ class RetentionIT {
     assertThat(inboxCount("bare-", "outcome_pruned_at < now() - interval '30 minutes'"))
         .as("pruned once, not again")
         .isEqualTo(4);
-    assertThat(count("SELECT count(*) FROM inbox")).isEqualTo(20 + 5 + 10 + 5 + 4);
+    assertThat(inboxCount("bodiless-", "outcome_pruned_at IS NULL"))
+        .as("a bare outcome is kept until its key goes")
+        .isEqualTo(3);
+    assertThat(count("SELECT count(*) FROM inbox")).isEqualTo(20 + 5 + 10 + 5 + 4 + 3);
 
     assertThat(outboxCount("old-published-")).isZero();
     assertThat(outboxCount("old-unpublished-"))
@@ -444,8 +451,9 @@ class RetentionIT {
         .as("bodies on keys not yet deleted count too")
         .isEqualTo(
             count(
-                "SELECT count(*) FROM inbox WHERE outcome_pruned_at IS NULL"
-                    + " AND status <> 'PROCESSING' AND outcome_expires_at <= now()"));
+                "SELECT count(*) FROM inbox WHERE outcome_body IS NOT NULL"
+                    + " AND outcome_pruned_at IS NULL AND status <> 'PROCESSING'"
+                    + " AND outcome_expires_at <= now()"));
 
     RetentionCleaner.Report caughtUp = cleaner().build().run();
 

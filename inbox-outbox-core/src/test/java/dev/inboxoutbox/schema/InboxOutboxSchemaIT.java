@@ -49,8 +49,9 @@ class InboxOutboxSchemaIT {
           executed += migration.get();
         }
 
-        assertThat(executed).isEqualTo(3);
-        assertThat(history(database)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true");
+        assertThat(executed).isEqualTo(4);
+        assertThat(history(database))
+            .containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true");
       } finally {
         threads.shutdownNow();
       }
