@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.testing.connect.ConnectRest;
-import dev.inboxoutbox.testing.connect.ConnectWorker;
+import dev.inboxoutbox.devstack.connect.ConnectRest;
+import dev.inboxoutbox.devstack.connect.ConnectWorker;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import java.time.Duration;
 import java.util.ArrayList;

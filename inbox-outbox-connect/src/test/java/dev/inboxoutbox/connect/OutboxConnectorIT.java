@@ -7,11 +7,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.connect.ConnectRest;
+import dev.inboxoutbox.devstack.connect.ConnectRest.SourceOffset;
+import dev.inboxoutbox.devstack.connect.ConnectWorker;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
-import dev.inboxoutbox.testing.connect.ConnectRest;
-import dev.inboxoutbox.testing.connect.ConnectRest.SourceOffset;
-import dev.inboxoutbox.testing.connect.ConnectWorker;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import java.nio.file.Path;
 import java.sql.Connection;

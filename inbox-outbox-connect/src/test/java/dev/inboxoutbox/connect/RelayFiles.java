@@ -2,8 +2,8 @@ package dev.inboxoutbox.connect;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
-import dev.inboxoutbox.testing.connect.ConnectWorker;
-import dev.inboxoutbox.testing.connect.PluginPath;
+import dev.inboxoutbox.devstack.connect.ConnectWorker;
+import dev.inboxoutbox.devstack.connect.PluginPath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

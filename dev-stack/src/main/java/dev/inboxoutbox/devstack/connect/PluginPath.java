@@ -1,4 +1,4 @@
-package dev.inboxoutbox.testing.connect;
+package dev.inboxoutbox.devstack.connect;
 
 import java.io.IOException;
 import java.io.InputStream;

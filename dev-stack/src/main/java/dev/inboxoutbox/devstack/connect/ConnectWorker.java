@@ -1,4 +1,4 @@
-package dev.inboxoutbox.testing.connect;
+package dev.inboxoutbox.devstack.connect;
 
 import static org.awaitility.Awaitility.await;
 
@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 public final class ConnectWorker implements AutoCloseable {
 
   /** Small heap, C1 only and serial GC: tests run several workers on two cores. */
-  private static final List<String> JVM_OPTIONS =
+  public static final List<String> TEST_JVM_OPTIONS =
       List.of(
           "-Xms64m",
           "-Xmx512m",
@@ -40,6 +40,7 @@ public final class ConnectWorker implements AutoCloseable {
 
   private final String name;
   private final String classPath;
+  private final List<String> jvmOptions;
   private final Map<String, String> environment;
   private final Path properties;
   private final Path logConfiguration;
@@ -49,6 +50,8 @@ public final class ConnectWorker implements AutoCloseable {
   private Process process;
 
   /**
+   * A worker with {@link #TEST_JVM_OPTIONS}.
+   *
    * @param settings the worker's properties; {@code listeners} and {@code rest.advertised.*} are
    *     set here to a free loopback port
    * @param environment variables the worker process sees, for {@code ${env:...}} in connector
@@ -60,8 +63,23 @@ public final class ConnectWorker implements AutoCloseable {
       Map<String, String> settings,
       Map<String, String> environment,
       Path directory) {
+    this(name, classPath, TEST_JVM_OPTIONS, settings, environment, directory);
+  }
+
+  /**
+   * A worker whose JVM runs with {@code jvmOptions}: a benchmark gives it the JIT and heap a
+   * production worker has, not the tests' C1-only small heap.
+   */
+  public ConnectWorker(
+      String name,
+      String classPath,
+      List<String> jvmOptions,
+      Map<String, String> settings,
+      Map<String, String> environment,
+      Path directory) {
     this.name = name;
     this.classPath = classPath;
+    this.jvmOptions = List.copyOf(jvmOptions);
     this.environment = Map.copyOf(environment);
     int port = freePort();
     Map<String, String> all = new LinkedHashMap<>(settings);
@@ -108,7 +126,7 @@ public final class ConnectWorker implements AutoCloseable {
     }
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(JVM_OPTIONS);
+    command.addAll(jvmOptions);
     command.add("-Dlogback.configurationFile=" + logConfiguration);
     command.add("-cp");
     command.add(classPath);

@@ -1,4 +1,4 @@
-package dev.inboxoutbox.testing.connect;
+package dev.inboxoutbox.devstack.connect;
 
 import static org.awaitility.Awaitility.await;
 
@@ -175,10 +175,10 @@ public final class ConnectRest {
   /** {@code GET /connectors/{name}/status}. */
   public record ConnectorStatus(String name, State connector, List<TaskState> tasks, String type) {
 
-    /** The connector and at least one task run; none failed. */
+    /** The connector and at least one task run; a failed task throws. */
     public boolean running() {
       if (tasks.stream().anyMatch(task -> "FAILED".equals(task.state()))) {
-        throw new AssertionError("a task of " + name + " failed: " + tasks);
+        throw new IllegalStateException("a task of " + name + " failed: " + tasks);
       }
       return "RUNNING".equals(connector.state())
           && !tasks.isEmpty()
