@@ -28,6 +28,7 @@ public final class Bench {
   private final Duration relayPollInterval;
   private final int repeat;
   private final boolean relayOnly;
+  private final boolean skipConnect;
   private final Optional<Path> json;
   private final RetentionOptions retention;
   private final PrintStream out;
@@ -52,6 +53,7 @@ public final class Bench {
       Duration relayPollInterval,
       int repeat,
       boolean relayOnly,
+      boolean skipConnect,
       Optional<Path> json,
       RetentionOptions retention,
       PrintStream out) {
@@ -62,12 +64,18 @@ public final class Bench {
     this.relayPollInterval = relayPollInterval;
     this.repeat = repeat;
     this.relayOnly = relayOnly;
+    this.skipConnect = skipConnect;
     this.json = json;
     this.retention = retention;
     this.out = out;
   }
 
   void run() throws Exception {
+    // Before anything runs: a missing build would otherwise fail the relay part after the others.
+    Optional<ConnectArm.Sources> connect =
+        retention.only() || sql.only() || skipConnect
+            ? Optional.empty()
+            : Optional.of(ConnectArm.Sources.find(ConnectArm.Sources.repoRoot()));
     BenchFigures figures = new BenchFigures();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
     try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment())) {
@@ -86,7 +94,7 @@ public final class Bench {
               .run();
         }
         if (!sql.only()) {
-          consumersAndRelay(stack, figures);
+          consumersAndRelay(stack, connect, figures);
         }
         if (!retention.skip() && !sql.only() && !relayOnly) {
           retention(stack, figures);
@@ -114,14 +122,30 @@ public final class Bench {
         .run();
   }
 
-  private void consumersAndRelay(DevStack stack, BenchFigures figures) throws Exception {
-    try (Database db = stack.postgres().createDatabase()) {
+  private void consumersAndRelay(
+      DevStack stack, Optional<ConnectArm.Sources> connect, BenchFigures figures) throws Exception {
+    try (Database db = stack.postgres().createDatabase();
+        // The Kafka Connect arm's own database on the same server: its slot and stored offsets
+        // never meet the embedded relay's.
+        Database connectDb = connect.isPresent() ? stack.postgres().createDatabase() : null) {
       InboxOutboxSchema.migrate(db.dataSource());
+      if (connectDb != null) {
+        InboxOutboxSchema.migrate(connectDb.dataSource());
+      }
       String bootstrap = stack.kafka().bootstrapServers();
       if (!relayOnly) {
         new ConsumerBench(db, bootstrap, messages, repeat, figures, out).run();
       }
-      new RelayBench(figures, db, bootstrap, relayEvents, relayRate, relayPollInterval, repeat, out)
+      new RelayBench(
+              figures,
+              db,
+              bootstrap,
+              relayEvents,
+              relayRate,
+              relayPollInterval,
+              repeat,
+              connect.map(sources -> new ConnectArm.Target(sources, connectDb)),
+              out)
           .run();
     }
   }

@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
       "2. Inbox consumer throughput against no inbox (same handler) at 1 partition /",
       "   1 thread and 3 partitions / 3 threads, and a naive read-then-write check.",
       "3. Relay commit-to-Kafka latency at a fixed rate, and throughput draining",
-      "   a backlog against a plain KafkaProducer, split by stage.",
+      "   a backlog against a plain KafkaProducer and against a Kafka Connect worker",
+      "   running the outbox connector (built by inbox-outbox-connect), split by stage.",
       "4. Retention: the inbox consumer while a cleanup deletes expired keys,",
       "   and a sustained intake of distinct keys with a one-second TTL."
     })
@@ -106,6 +107,13 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--relay-only", description = "Run only the relay benchmark.")
   boolean relayOnly;
+
+  @Option(
+      names = "--skip-connect",
+      description =
+          "Leave out the relay's Kafka Connect arm (a Connect worker running the outbox connector"
+              + " on the same backlog), e.g. where inbox-outbox-connect is not built.")
+  boolean skipConnect;
 
   @Option(names = "--retention-only", description = "Run only the retention benchmark.")
   boolean retentionOnly;
@@ -230,6 +238,7 @@ public final class BenchCommand implements Callable<Integer> {
             Duration.ofMillis(relayPollIntervalMs),
             repeat,
             relayOnly,
+            skipConnect,
             Optional.ofNullable(json),
             retentionOptions(),
             System.out)

@@ -37,7 +37,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * The relay's commit-to-consumer latency at a fixed rate, split at the point where Kafka
  * acknowledged the batch, and its throughput draining a burst against a plain KafkaProducer sending
- * the same records to the same broker. One relay serves every repeat; figures are medians.
+ * the same records to the same broker and against a Kafka Connect worker running the outbox
+ * connector ({@link ConnectArm}). One relay and one worker serve every repeat; figures are medians.
  */
 final class RelayBench {
 
@@ -57,9 +58,11 @@ final class RelayBench {
   private final int rate;
   private final Duration pollInterval;
   private final int repeat;
+  private final Optional<ConnectArm.Target> connectTarget;
   private final PrintStream out;
   private final RelayStages stages = new RelayStages();
   private OutboxRelay relay;
+  private ConnectArm connect;
   private String prefix;
 
   /** Event id to System.nanoTime() of each step, filled by the writer, relay and reader. */
@@ -79,6 +82,7 @@ final class RelayBench {
       int rate,
       Duration pollInterval,
       int repeat,
+      Optional<ConnectArm.Target> connectTarget,
       PrintStream out) {
     this.figures = figures;
     this.db = db;
@@ -87,6 +91,7 @@ final class RelayBench {
     this.rate = rate;
     this.pollInterval = pollInterval;
     this.repeat = repeat;
+    this.connectTarget = connectTarget;
     this.out = out;
   }
 
@@ -107,6 +112,7 @@ final class RelayBench {
       double relayPerSecond,
       double backlogPerSecond,
       double unstampedBacklogPerSecond,
+      double connectBacklogPerSecond,
       double plainPerSecond) {}
 
   void run() throws Exception {
@@ -119,10 +125,14 @@ final class RelayBench {
       startRelay(true);
       reader.start();
       warmUp();
+      startConnect();
       // Run 0 warms the JIT up on every path (the first seconds of a relay lag by hundreds of
       // ms while C2 compiles the decoder); it is printed but not counted.
       for (int i = 0; i <= repeat; i++) {
         out.printf("relay run %d/%d%s%n", i, repeat, i == 0 ? " (warm-up, not counted)" : "");
+        if (i == 0) {
+          warmUpConnect();
+        }
         Run run = once(topic);
         if (i > 0) {
           runs.add(run);
@@ -130,8 +140,8 @@ final class RelayBench {
         out.printf(
             "relay run %d/%d: %.0f events/s written, commit-to-consumer p50 %.0f ms, p99 %.0f ms,"
                 + " max %.0f ms (commit-to-ack p50 %.0f ms, p99 %.0f ms), %.1f events per batch;"
-                + " burst %.0f events/s, backlog %.0f events/s (%.0f not stamped) vs plain"
-                + " producer %.0f events/s%n",
+                + " burst %.0f events/s, backlog %.0f events/s (%.0f not stamped) vs Kafka"
+                + " Connect %s, vs plain producer %.0f events/s%n",
             i,
             repeat,
             run.writtenPerSecond(),
@@ -144,11 +154,20 @@ final class RelayBench {
             run.relayPerSecond(),
             run.backlogPerSecond(),
             run.unstampedBacklogPerSecond(),
+            Double.isNaN(run.connectBacklogPerSecond())
+                ? "not run"
+                : "%.0f events/s".formatted(run.connectBacklogPerSecond()),
             run.plainPerSecond());
       }
     } finally {
-      if (relay != null) {
-        relay.close();
+      try {
+        if (relay != null) {
+          relay.close();
+        }
+      } finally {
+        if (connect != null) {
+          connect.close();
+        }
       }
     }
     new RelayBenchReport(figures, out, pollInterval, events, rate).print(runs);
@@ -164,6 +183,47 @@ final class RelayBench {
   private static long jvmCpuNanos() {
     return ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class)
         .getProcessCpuTime();
+  }
+
+  /**
+   * Starts the Kafka Connect arm, if asked for; a worker or connector that does not come up is
+   * reported in one line and in the notes, and the relay's other figures are still measured.
+   */
+  private void startConnect() throws Exception {
+    if (connectTarget.isEmpty()) {
+      return;
+    }
+    out.println("relay: starting a Kafka Connect worker with the outbox connector");
+    try {
+      connect =
+          ConnectArm.start(
+              connectTarget.get().sources(),
+              connectTarget.get().db(),
+              bootstrap,
+              prefix,
+              AGGREGATE_TYPE,
+              pollInterval);
+    } catch (ConnectArm.Unavailable e) {
+      String line =
+          "relay vs Kafka Connect: not measured, "
+              + e.getMessage()
+              + "; --skip-connect leaves the arm out";
+      out.println(line);
+      figures.note(line);
+    }
+  }
+
+  /**
+   * A run has the relay handle four times the events the worker drains (at rate, burst, two
+   * backlogs): before the first run the worker drains three times the backlog more, so that both
+   * JVMs' compilers have seen as many events when the counted runs begin.
+   */
+  private void warmUpConnect() throws Exception {
+    if (connect != null) {
+      out.printf(
+          "relay: Kafka Connect warm-up drain of %d events, %.0f events/s (not counted)%n",
+          3 * events, connect.drain(3 * events));
+    }
   }
 
   private void startRelay(boolean markPublished) throws Exception {
@@ -232,6 +292,7 @@ final class RelayBench {
     double relayPerSecond = events / seconds(lastAck - burstStarted);
     double unstampedBacklogPerSecond = drainBacklog(false);
     double backlogPerSecond = drainBacklog(true);
+    double connectBacklogPerSecond = connect == null ? Double.NaN : connect.drain(events);
     double plainPerSecond = plainProducer(topic);
     return new Run(
         behindSource.isEmpty() ? Double.NaN : percentile(behindSource, 0.50),
@@ -249,6 +310,7 @@ final class RelayBench {
         relayPerSecond,
         backlogPerSecond,
         unstampedBacklogPerSecond,
+        connectBacklogPerSecond,
         plainPerSecond);
   }
 
@@ -280,7 +342,7 @@ final class RelayBench {
    * that delay. The writer commits as PostgreSQL does by default; with the dev stack's fsync=off
    * the flush is a write() only.
    */
-  private static void writer(Connection tx) throws SQLException {
+  static void writer(Connection tx) throws SQLException {
     try (Statement statement = tx.createStatement()) {
       statement.execute("SET synchronous_commit = on");
     }

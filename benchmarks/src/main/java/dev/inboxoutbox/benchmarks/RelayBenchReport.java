@@ -97,6 +97,14 @@ final class RelayBenchReport {
         RelayBench.Run::unstampedBacklogPerSecond,
         "%.0f",
         "");
+    if (connectMeasured(runs)) {
+      row(
+          runs,
+          "backlog: Kafka Connect events/s (first to last appended)",
+          RelayBench.Run::connectBacklogPerSecond,
+          "%.0f",
+          "");
+    }
     row(runs, "plain KafkaProducer events/s", RelayBench.Run::plainPerSecond, "%.0f", "");
     row(
         runs,
@@ -104,7 +112,20 @@ final class RelayBenchReport {
         run -> run.backlogPerSecond() / run.plainPerSecond(),
         "%.2f",
         ">= 0.5");
+    if (connectMeasured(runs)) {
+      row(
+          runs,
+          "backlog relay / Kafka Connect",
+          run -> run.backlogPerSecond() / run.connectBacklogPerSecond(),
+          "%.2f",
+          ">= 1.0");
+    }
     addFigures(runs);
+  }
+
+  /** Whether every run drained the backlog through Kafka Connect too (not skipped, came up). */
+  private static boolean connectMeasured(List<RelayBench.Run> runs) {
+    return runs.stream().noneMatch(run -> Double.isNaN(run.connectBacklogPerSecond()));
   }
 
   /** The figures the issue holds the relay to, in the bench's common table and JSON. */
@@ -150,6 +171,25 @@ final class RelayBenchReport {
         samples(runs, RelayBench.Run::backlogPerSecond),
         Optional.of(plain),
         Optional.of(Target.ratioAtLeast(0.5)));
+    if (connectMeasured(runs)) {
+      BenchFigures.Figure connect =
+          figures.add(
+              "relay",
+              "Kafka Connect draining the same backlog",
+              "events/s",
+              Better.HIGHER,
+              samples(runs, RelayBench.Run::connectBacklogPerSecond),
+              Optional.empty(),
+              Optional.empty());
+      figures.add(
+          "relay",
+          "relay backlog drain",
+          "events/s",
+          Better.HIGHER,
+          samples(runs, RelayBench.Run::backlogPerSecond),
+          Optional.of(connect),
+          Optional.of(Target.ratioAtLeast(1.0)));
+    }
     figures.add(
         "relay",
         "relay draining a backlog, published_at not stamped",
