@@ -158,6 +158,7 @@ public final class BatchProcessor {
     stats.batch();
     List<DeadLetters.Entry> rejected = new ArrayList<>();
     List<ValidatedRecord> valid = new ArrayList<>();
+    long validationStarted = System.nanoTime();
     for (ConsumerRecord<String, byte[]> record : records) {
       ValidatedRecord validated = validator.validate(record);
       if (validated.isRejected()) {
@@ -166,6 +167,7 @@ public final class BatchProcessor {
         valid.add(validated);
       }
     }
+    stats.stageSince(ConsumerStats.Stage.VALIDATION, validationStarted);
     Map<TopicPartition, Long> resumeAt = firstOffsets(records);
     try {
       rejected.addAll(apply(valid));
@@ -175,7 +177,12 @@ public final class BatchProcessor {
       stats.failed(resumeAt.keySet(), message, true, Instant.now());
       throw new TransientFailureException(message, e.getCause(), resumeAt);
     }
-    deadLetters.publish(rejected, resumeAt);
+    long sending = System.nanoTime();
+    try {
+      deadLetters.publish(rejected, resumeAt);
+    } finally {
+      stats.stageSince(ConsumerStats.Stage.DEAD_LETTERS, sending);
+    }
     stats.records(records.size());
     stats.succeeded(resumeAt.keySet());
     hooks.batchCommitted(records);

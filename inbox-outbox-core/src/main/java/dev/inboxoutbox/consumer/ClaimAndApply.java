@@ -8,7 +8,6 @@ import dev.inboxoutbox.outbox.Outbox;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,37 +60,44 @@ final class ClaimAndApply {
     }
     List<DeadLetters.Entry> conflicts = new ArrayList<>();
     List<Applied> applied = new ArrayList<>();
+    Attempt attempt = new Attempt(stats);
     try {
       transactions.inTransaction(
           connection -> {
-            AtomicReference<IncomingMessage> inHandler = new AtomicReference<>();
-            transactions.onSuspend(() -> suspendedDuring(inHandler.get()));
-            List<ClaimResult> claims = claim(connection, batch);
-            beforeBatch(connection, batch, claims);
-            List<Inbox.Completion> completions = new ArrayList<>();
-            for (int i = 0; i < batch.size(); i++) {
-              ValidatedRecord validated = batch.get(i);
-              ClaimResult claim = claims.get(i);
-              if (claim instanceof ClaimResult.Duplicate) {
-                applied.add(new Applied(null, 0, 0, true));
-              } else if (claim instanceof ClaimResult.Conflict conflict) {
-                conflicts.add(conflictOf(validated, conflict));
-              } else {
-                HandlerContext context =
-                    new HandlerContext(connection, outbox, validated.message());
-                long started = System.nanoTime();
-                inHandler.set(validated.message());
-                Outcome outcome = runHandler(validated, context);
-                inHandler.set(null);
-                applied.add(
-                    new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
-                if (claim instanceof ClaimResult.New fresh) {
-                  completions.add(Inbox.Completion.of(fresh, outcome));
+            try {
+              transactions.onSuspend(() -> suspendedDuring(attempt.inHandler));
+              attempt.next(ConsumerStats.Stage.CLAIM);
+              List<ClaimResult> claims = claim(connection, batch);
+              attempt.next(ConsumerStats.Stage.HANDLER);
+              beforeBatch(connection, batch, claims);
+              List<Inbox.Completion> completions = new ArrayList<>();
+              for (int i = 0; i < batch.size(); i++) {
+                ValidatedRecord validated = batch.get(i);
+                ClaimResult claim = claims.get(i);
+                if (claim instanceof ClaimResult.Duplicate) {
+                  applied.add(new Applied(null, 0, 0, true));
+                } else if (claim instanceof ClaimResult.Conflict conflict) {
+                  conflicts.add(conflictOf(validated, conflict));
+                } else {
+                  HandlerContext context =
+                      new HandlerContext(connection, outbox, validated.message());
+                  long started = System.nanoTime();
+                  attempt.inHandler = validated.message();
+                  Outcome outcome = runHandler(validated, context);
+                  attempt.inHandler = null;
+                  applied.add(
+                      new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
+                  if (claim instanceof ClaimResult.New fresh) {
+                    completions.add(Inbox.Completion.of(fresh, outcome));
+                  }
                 }
               }
+              attempt.next(ConsumerStats.Stage.CORRECTION);
+              inbox.correctPresumedSuccesses(connection, completions);
+              return null;
+            } finally {
+              attempt.next(null);
             }
-            inbox.correctPresumedSuccesses(connection, completions);
-            return null;
           });
     } catch (RecordFailedException e) {
       throw e;
@@ -101,6 +107,8 @@ final class ClaimAndApply {
       }
       throw new RecordFailedException(
           DeadLetterReason.HANDLER_ERROR, BatchProcessor.describe(e), e);
+    } finally {
+      attempt.transactionEnded();
     }
     for (Applied done : applied) {
       if (done.duplicate) {
@@ -188,4 +196,37 @@ final class ClaimAndApply {
   }
 
   private record Applied(Outcome outcome, long nanos, int emitted, boolean duplicate) {}
+
+  /**
+   * One transaction's clock and the message its handler is applying. The stages inside the work
+   * (claim, handler, correction) are timed as they run, also when one throws; what the transaction
+   * took besides them (connection, commit or rollback, release) is the {@link
+   * ConsumerStats.Stage#COMMIT} stage.
+   */
+  private static final class Attempt {
+    private final ConsumerStats stats;
+    private final long started = System.nanoTime();
+    private ConsumerStats.Stage running;
+    private long runningSince;
+    private long inside;
+    volatile IncomingMessage inHandler;
+
+    Attempt(ConsumerStats stats) {
+      this.stats = stats;
+    }
+
+    /** Ends the running stage, if any, and starts {@code stage} (none: the work is done). */
+    void next(ConsumerStats.Stage stage) {
+      long now = System.nanoTime();
+      if (running != null) {
+        inside += stats.stage(running, now - runningSince);
+      }
+      running = stage;
+      runningSince = now;
+    }
+
+    void transactionEnded() {
+      stats.stage(ConsumerStats.Stage.COMMIT, System.nanoTime() - started - inside);
+    }
+  }
 }

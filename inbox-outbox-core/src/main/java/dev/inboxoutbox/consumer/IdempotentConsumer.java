@@ -171,15 +171,19 @@ public final class IdempotentConsumer implements AutoCloseable {
         kafka.resume(kafka.paused());
         resumeAt = null;
       }
+      long polling = System.nanoTime();
       ConsumerRecords<String, byte[]> polled = kafka.poll(Duration.ofMillis(100));
       if (polled.isEmpty()) {
         continue;
       }
+      stats.stageSince(ConsumerStats.Stage.POLL, polling);
       List<ConsumerRecord<String, byte[]>> records = new ArrayList<>(polled.count());
       polled.forEach(records::add);
       try {
         processor.process(records);
+        long committing = System.nanoTime();
         commit(kafka, nextOffsets(records));
+        stats.stageSince(ConsumerStats.Stage.OFFSET_COMMIT, committing);
         backoff = settings.retryBackoffMin();
       } catch (BatchProcessor.BatchIncompleteException e) {
         if (e.transientFailure()) {

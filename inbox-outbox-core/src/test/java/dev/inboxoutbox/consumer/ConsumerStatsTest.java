@@ -1,6 +1,7 @@
 package dev.inboxoutbox.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -66,5 +67,54 @@ class ConsumerStatsTest {
     stats.forget(List.of(P0));
 
     assertThat(stats.failure()).isEmpty();
+  }
+
+  @Test
+  void everyStageStartsAtZeroAndIsListedInTheOrderItRuns() {
+    ConsumerStats stats = new ConsumerStats();
+
+    assertThat(stats.stageNanos().keySet())
+        .containsExactly(
+            ConsumerStats.Stage.POLL,
+            ConsumerStats.Stage.VALIDATION,
+            ConsumerStats.Stage.CLAIM,
+            ConsumerStats.Stage.HANDLER,
+            ConsumerStats.Stage.CORRECTION,
+            ConsumerStats.Stage.COMMIT,
+            ConsumerStats.Stage.DEAD_LETTERS,
+            ConsumerStats.Stage.OFFSET_COMMIT);
+    assertThat(stats.stageNanos().values()).containsOnly(0L);
+  }
+
+  @Test
+  void stageTimesAddUpPerStageAndTheMapIsAReadOnlyCopy() {
+    ConsumerStats stats = new ConsumerStats();
+    stats.stage(ConsumerStats.Stage.CLAIM, 1_000);
+    stats.stage(ConsumerStats.Stage.CLAIM, 500);
+    stats.stage(ConsumerStats.Stage.COMMIT, 42);
+
+    var before = stats.stageNanos();
+    stats.stage(ConsumerStats.Stage.CLAIM, 1);
+
+    assertThat(before)
+        .containsEntry(ConsumerStats.Stage.CLAIM, 1_500L)
+        .containsEntry(ConsumerStats.Stage.COMMIT, 42L)
+        .containsEntry(ConsumerStats.Stage.HANDLER, 0L);
+    assertThat(stats.stageNanos(ConsumerStats.Stage.CLAIM)).isEqualTo(1_501);
+    assertThatThrownBy(() -> before.put(ConsumerStats.Stage.POLL, 1L))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void aStageTimedSinceAMomentGetsTheTimeUpToNowAndReturnsNow() throws Exception {
+    ConsumerStats stats = new ConsumerStats();
+    long started = System.nanoTime();
+    Thread.sleep(5);
+
+    long now = stats.stageSince(ConsumerStats.Stage.VALIDATION, started);
+
+    assertThat(stats.stageNanos(ConsumerStats.Stage.VALIDATION))
+        .isEqualTo(now - started)
+        .isGreaterThanOrEqualTo(5_000_000);
   }
 }
