@@ -28,8 +28,15 @@ public interface MessageHandler {
    * that other batches update too ({@code SELECT ... ORDER BY id FOR UPDATE}): a batch holds every
    * lock it takes until it commits, so two batches running side by side that take the same rows in
    * different orders deadlock, and PostgreSQL rolls one back after {@code deadlock_timeout}. Skip
-   * what cannot be parsed: {@link #handle} rejects it. An exception here fails the batch like one
-   * from {@link #handle}. Default: nothing.
+   * what cannot be parsed: {@link #handle} rejects it.
+   *
+   * <p>A handler may also write the state of all these messages here, in one multi-row statement
+   * (or one JDBC batch), instead of one statement per message in {@link #handle}: it commits with
+   * the claim, and a key absorbed as a duplicate is never in {@code messages}. {@link #handle} then
+   * only returns each message's outcome, decided the same way as here.
+   *
+   * <p>An exception here fails the batch like one from {@link #handle}: the records are tried one
+   * per transaction, and this runs again with each alone. Default: nothing.
    */
   default void beforeBatch(List<IncomingMessage> messages, Connection connection)
       throws Exception {}
