@@ -29,6 +29,7 @@ public final class Bench {
   private final int repeat;
   private final boolean relayOnly;
   private final boolean skipConnect;
+  private final boolean consumerOnly;
   private final Optional<Path> json;
   private final RetentionOptions retention;
   private final PrintStream out;
@@ -54,6 +55,7 @@ public final class Bench {
       int repeat,
       boolean relayOnly,
       boolean skipConnect,
+      boolean consumerOnly,
       Optional<Path> json,
       RetentionOptions retention,
       PrintStream out) {
@@ -65,6 +67,7 @@ public final class Bench {
     this.repeat = repeat;
     this.relayOnly = relayOnly;
     this.skipConnect = skipConnect;
+    this.consumerOnly = consumerOnly;
     this.json = json;
     this.retention = retention;
     this.out = out;
@@ -73,7 +76,7 @@ public final class Bench {
   void run() throws Exception {
     // Before anything runs: a missing build would otherwise fail the relay part after the others.
     Optional<ConnectArm.Sources> connect =
-        retention.only() || sql.only() || skipConnect
+        retention.only() || sql.only() || consumerOnly || skipConnect
             ? Optional.empty()
             : Optional.of(ConnectArm.Sources.find(ConnectArm.Sources.repoRoot()));
     BenchFigures figures = new BenchFigures();
@@ -82,7 +85,7 @@ public final class Bench {
       if (retention.only()) {
         retention(stack, figures);
       } else {
-        if (!relayOnly) {
+        if (!relayOnly && !consumerOnly) {
           new InboxSqlBench(
                   stack,
                   sql.batchesPerRun(),
@@ -96,7 +99,7 @@ public final class Bench {
         if (!sql.only()) {
           consumersAndRelay(stack, connect, figures);
         }
-        if (!retention.skip() && !sql.only() && !relayOnly) {
+        if (!retention.skip() && !sql.only() && !relayOnly && !consumerOnly) {
           retention(stack, figures);
         }
       }
@@ -136,17 +139,19 @@ public final class Bench {
       if (!relayOnly) {
         new ConsumerBench(db, bootstrap, messages, repeat, figures, out).run();
       }
-      new RelayBench(
-              figures,
-              db,
-              bootstrap,
-              relayEvents,
-              relayRate,
-              relayPollInterval,
-              repeat,
-              connect.map(sources -> new ConnectArm.Target(sources, connectDb)),
-              out)
-          .run();
+      if (!consumerOnly) {
+        new RelayBench(
+                figures,
+                db,
+                bootstrap,
+                relayEvents,
+                relayRate,
+                relayPollInterval,
+                repeat,
+                connect.map(sources -> new ConnectArm.Target(sources, connectDb)),
+                out)
+            .run();
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -115,6 +116,9 @@ public final class BenchCommand implements Callable<Integer> {
               + " on the same backlog), e.g. where inbox-outbox-connect is not built.")
   boolean skipConnect;
 
+  @Option(names = "--consumer-only", description = "Run only the consumer benchmark.")
+  boolean consumerOnly;
+
   @Option(names = "--retention-only", description = "Run only the retention benchmark.")
   boolean retentionOnly;
 
@@ -224,6 +228,12 @@ public final class BenchCommand implements Callable<Integer> {
           "--sql-batches and --repeat must be at least 1, --inbox-rows at least 0,"
               + " --inbox-fillfactor 10-100");
     }
+    if (Stream.of(sqlOnly, relayOnly, consumerOnly, retentionOnly).filter(only -> only).count()
+        > 1) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this),
+          "choose at most one of --sql-only, --relay-only, --consumer-only, --retention-only");
+    }
     new Bench(
             messages,
             relayEvents,
@@ -239,6 +249,7 @@ public final class BenchCommand implements Callable<Integer> {
             repeat,
             relayOnly,
             skipConnect,
+            consumerOnly,
             Optional.ofNullable(json),
             retentionOptions(),
             System.out)
