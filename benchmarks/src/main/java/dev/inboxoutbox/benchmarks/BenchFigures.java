@@ -60,7 +60,9 @@ final class BenchFigures {
 
   /**
    * One figure. {@code ratio} compares the median with the baseline's median so that 1.00 means "as
-   * good as the baseline" and larger is better, whichever way the unit points.
+   * good as the baseline" and larger is better, whichever way the unit points. A {@code detail}
+   * breaks another figure down (a stage's share of a run): it is in the JSON, and its part prints
+   * it in a table of its own rather than in the common one.
    */
   record Figure(
       String part,
@@ -69,7 +71,8 @@ final class BenchFigures {
       Better better,
       List<Double> samples,
       Optional<Figure> baseline,
-      Optional<Target> target) {
+      Optional<Target> target,
+      boolean detail) {
 
     Figure {
       if (samples.isEmpty()) {
@@ -122,7 +125,18 @@ final class BenchFigures {
       List<Double> samples,
       Optional<Figure> baseline,
       Optional<Target> target) {
-    Figure figure = new Figure(part, name, unit, better, samples, baseline, target);
+    Figure figure = new Figure(part, name, unit, better, samples, baseline, target, false);
+    figures.add(figure);
+    return figure;
+  }
+
+  /**
+   * A {@link Figure#detail() detail}: written to the JSON, left out of the common table (its part
+   * prints it where it belongs); no baseline, no target.
+   */
+  Figure addDetail(String part, String name, String unit, Better better, List<Double> samples) {
+    Figure figure =
+        new Figure(part, name, unit, better, samples, Optional.empty(), Optional.empty(), true);
     figures.add(figure);
     return figure;
   }
@@ -137,9 +151,14 @@ final class BenchFigures {
   }
 
   void printTable(PrintStream out) {
-    String format = "%-10s %-60s %12s %21s %7s %18s %5s%n";
+    String format = "%-10s %-78s %12s %21s %7s %18s %5s%n";
     out.printf(format, "part", "figure", "median", "spread (min-max)", "ratio", "target", "met");
+    int details = 0;
     for (Figure figure : figures) {
+      if (figure.detail()) {
+        details++;
+        continue;
+      }
       out.printf(
           format,
           figure.part(),
@@ -151,6 +170,12 @@ final class BenchFigures {
               : "-",
           figure.target().map(t -> t.describe(figure.unit())).orElse("-"),
           figure.met().map(met -> met ? "yes" : "NO").orElse("-"));
+    }
+    if (details > 0) {
+      out.printf(
+          "(%d detail figure(s), such as the consumer's time per stage, are printed with their part"
+              + " and written with --json)%n",
+          details);
     }
     notes.forEach(out::println);
   }
@@ -168,6 +193,9 @@ final class BenchFigures {
       row.put("median", figure.median());
       row.put("min", figure.min());
       row.put("max", figure.max());
+      if (figure.detail()) {
+        row.put("detail", true);
+      }
       figure.baseline().ifPresent(b -> row.put("baseline", b.name()));
       if (figure.ratio().isPresent()) {
         row.put("ratio", figure.ratio().getAsDouble());

@@ -95,4 +95,32 @@ class BenchFiguresTest {
     assertThat(p99.get("met").asBoolean()).isFalse();
     assertThat(json.get("notes").get(0).asString()).isEqualTo("machine: 2 cores");
   }
+
+  @Test
+  void aDetailIsInTheJsonButNotInTheCommonTable() throws Exception {
+    figures.add(
+        "consumer",
+        "1p/1t inbox",
+        "msg/s",
+        Better.HIGHER,
+        List.of(1000.0),
+        Optional.empty(),
+        Optional.empty());
+    figures.addDetail("consumer", "1p/1t inbox: claim", "% of time", Better.LOWER, List.of(12.5));
+
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    figures.printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    String table = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(table).contains("1p/1t inbox").doesNotContain("1p/1t inbox: claim");
+    assertThat(table).contains("1 detail figure(s)");
+
+    JsonNode json = JsonMapper.builder().build().readTree(figures.toJson());
+    assertThat(json.get("figures").size()).isEqualTo(2);
+    assertThat(json.get("figures").get(0).has("detail")).isFalse();
+    JsonNode claim = json.get("figures").get(1);
+    assertThat(claim.get("name").asString()).isEqualTo("1p/1t inbox: claim");
+    assertThat(claim.get("detail").asBoolean()).isTrue();
+    assertThat(claim.get("median").asDouble()).isEqualTo(12.5);
+    assertThat(claim.has("target")).isFalse();
+  }
 }
