@@ -6,7 +6,10 @@ import dev.inboxoutbox.benchmarks.BenchFigures.Better;
 import dev.inboxoutbox.benchmarks.BenchFigures.Figure;
 import dev.inboxoutbox.benchmarks.BenchFigures.Target;
 import dev.inboxoutbox.consumer.BatchProcessor;
+import dev.inboxoutbox.consumer.ConsumerStats.Stage;
+import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
+import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.MessageHandler;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.inbox.Outcome;
@@ -32,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -54,18 +58,23 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Consumer throughput over the same records on the same stack, with the same handler (one effect
- * row per record, one statement each, one transaction per poll): the inbox consumer against the
- * same loop without an inbox, at 1 partition / 1 thread and at 3 partitions / 3 threads. One
- * warm-up run of each, then {@code repeat} runs in alternating order, so neither side profits from
- * a warmer JVM or database. A run is timed from the first record a poll returns to the commit of
- * the last one, so joining the group is not part of it. Every run has its own consumer group and
- * inbox scope, so the inbox sees new keys each time. The naive read-then-write consumer (a
- * transaction and an offset commit per record) runs once, on part of the records, as the pattern to
- * avoid.
+ * row per record, one transaction per poll): the inbox consumer against the same loop without an
+ * inbox, at 1 partition / 1 thread and at 3 partitions / 3 threads with one statement per record,
+ * and at 1 partition / 1 thread with the handler's writes batched (one multi-row statement per
+ * batch: {@link MessageHandler#beforeBatch} in the inbox consumer, the same statement per poll
+ * without it). One warm-up run of each, then {@code repeat} runs in alternating order, so neither
+ * side profits from a warmer JVM or database. A run is timed from the first record a poll returns
+ * to the commit of the last one, so joining the group is not part of it; where that time went,
+ * stage by stage, is printed per shape and kept as detail figures ({@link ConsumerStages}). Every
+ * run has its own consumer group and inbox scope, so the inbox sees new keys each time. The naive
+ * read-then-write consumer (a transaction and an offset commit per record) runs once, on part of
+ * the records, as the pattern to avoid.
  */
 final class ConsumerBench {
 
-  static final double TARGET_RATIO = 0.8;
+  /** The issue's target: the inbox consumer at least 0.85x the loop without it, in every shape. */
+  static final double TARGET_RATIO = 0.85;
+
   private static final String PART = "consumer";
   private static final int NAIVE_RECORDS = 2_000;
 
@@ -78,6 +87,22 @@ final class ConsumerBench {
       """
       INSERT INTO effects (run, key, amount) VALUES (?, ?, 1)
       """;
+
+  /** The batched handler's one statement: every effect of a batch. */
+  private static final String INSERT_EFFECTS =
+      """
+      INSERT INTO effects (run, key, amount) SELECT ?, unnest(?::text[]), 1
+      """;
+
+  /** Partitions (one consumer thread each) and whether the handler batches its writes. */
+  record Shape(int partitions, boolean batchedWrites) {
+    String name() {
+      return partitions + "p/" + partitions + "t" + (batchedWrites ? " batched writes" : "");
+    }
+  }
+
+  /** A topic with the run's records and how many distinct keys they hold. */
+  private record Topic(String name, int partitions, int distinct) {}
 
   private final Database db;
   private final String bootstrap;
@@ -103,58 +128,79 @@ final class ConsumerBench {
 
   void run() throws Exception {
     execute(CREATE_EFFECTS, "CREATE TABLE IF NOT EXISTS naive_seen (key text PRIMARY KEY)");
-    Figure singleBaseline = null;
-    String singleTopic = null;
-    for (int partitions : List.of(1, 3)) {
-      String topic = "bench-" + partitions + "p-" + UUID.randomUUID().toString().substring(0, 8);
-      int distinct = produce(topic, partitions);
-      out.printf(
-          "%n%d records (%d distinct keys, 10%% repeats) on %s, %d partition(s), %d thread(s)%n",
-          messages, distinct, topic, partitions, partitions);
-      String shape = partitions + "p/" + partitions + "t";
-      inbox(topic, partitions, distinct, "warm-up");
-      plain(topic, partitions, "warm-up");
-      List<Double> withInbox = new ArrayList<>();
-      List<Double> withoutInbox = new ArrayList<>();
-      for (int i = 0; i < repeat; i++) {
-        if (i % 2 == 0) {
-          withInbox.add(inbox(topic, partitions, distinct, "run " + (i + 1)));
-          withoutInbox.add(plain(topic, partitions, "run " + (i + 1)));
-        } else {
-          withoutInbox.add(plain(topic, partitions, "run " + (i + 1)));
-          withInbox.add(inbox(topic, partitions, distinct, "run " + (i + 1)));
-        }
-      }
-      Figure baseline =
-          figures.add(
-              PART,
-              shape + " no inbox, same handler",
-              "msg/s",
-              Better.HIGHER,
-              withoutInbox,
-              Optional.empty(),
-              Optional.empty());
-      figures.add(
-          PART,
-          shape + " inbox",
-          "msg/s",
-          Better.HIGHER,
-          withInbox,
-          Optional.of(baseline),
-          Optional.of(Target.ratioAtLeast(TARGET_RATIO)));
-      if (partitions == 1) {
-        singleBaseline = baseline;
-        singleTopic = topic;
-      }
-    }
+    Topic single = topic(1);
+    Topic three = topic(3);
+    Figure singleBaseline = shape(new Shape(1, false), single);
+    shape(new Shape(3, false), three);
+    shape(new Shape(1, true), single);
     figures.add(
         PART,
         "1p/1t naive read-then-write (avoid)",
         "msg/s",
         Better.HIGHER,
-        List.of(naive(singleTopic)),
-        Optional.ofNullable(singleBaseline),
+        List.of(naive(single.name())),
+        Optional.of(singleBaseline),
         Optional.empty());
+  }
+
+  private Topic topic(int partitions) throws Exception {
+    String topic = "bench-" + partitions + "p-" + UUID.randomUUID().toString().substring(0, 8);
+    return new Topic(topic, partitions, produce(topic, partitions));
+  }
+
+  /** Both arms of one shape: warm-up, the measured runs, the figures; returns the baseline. */
+  private Figure shape(Shape shape, Topic topic) throws Exception {
+    out.printf(
+        "%n%s: %d records (%d distinct keys, 10%% repeats) on %s, %d partition(s), %d thread(s),"
+            + " %s%n",
+        shape.name(),
+        messages,
+        topic.distinct(),
+        topic.name(),
+        topic.partitions(),
+        shape.partitions(),
+        shape.batchedWrites() ? "one multi-row INSERT per batch" : "one INSERT per record");
+    inbox(shape, topic, "warm-up");
+    plain(shape, topic, "warm-up");
+    List<ConsumerStages.Run> withInbox = new ArrayList<>();
+    List<ConsumerStages.Run> withoutInbox = new ArrayList<>();
+    for (int i = 0; i < repeat; i++) {
+      String label = "run " + (i + 1);
+      if (i % 2 == 0) {
+        withInbox.add(inbox(shape, topic, label));
+        withoutInbox.add(plain(shape, topic, label));
+      } else {
+        withoutInbox.add(plain(shape, topic, label));
+        withInbox.add(inbox(shape, topic, label));
+      }
+    }
+    ConsumerStages.print(out, shape.name(), withInbox, withoutInbox);
+    Figure baseline =
+        figures.add(
+            PART,
+            shape.name() + " no inbox, same handler",
+            "msg/s",
+            Better.HIGHER,
+            rates(withoutInbox),
+            Optional.empty(),
+            Optional.empty());
+    figures.add(
+        PART,
+        shape.name() + " inbox",
+        "msg/s",
+        Better.HIGHER,
+        rates(withInbox),
+        Optional.of(baseline),
+        Optional.of(Target.ratioAtLeast(TARGET_RATIO)));
+    ConsumerStages.addFigures(
+        figures, PART, shape.name(), "inbox", ConsumerStages.INBOX, withInbox);
+    ConsumerStages.addFigures(
+        figures, PART, shape.name(), "no inbox", ConsumerStages.PLAIN, withoutInbox);
+    return baseline;
+  }
+
+  private static List<Double> rates(List<ConsumerStages.Run> runs) {
+    return runs.stream().map(ConsumerStages.Run::rate).toList();
   }
 
   private int produce(String topic, int partitions) throws Exception {
@@ -192,31 +238,31 @@ final class ConsumerBench {
     return distinct.size();
   }
 
-  /** One run of {@code threads} inbox consumers in one group; returns records per second. */
-  private double inbox(String topic, int threads, int distinct, String label) throws Exception {
+  /**
+   * One run of one inbox consumer per partition, in one group: its rate and the consumers' stage
+   * times.
+   */
+  private ConsumerStages.Run inbox(Shape shape, Topic topic, String label) throws Exception {
     String run = "inbox-" + UUID.randomUUID();
-    MessageHandler handler =
-        (message, context) -> {
-          try (PreparedStatement insert = context.connection().prepareStatement(INSERT_EFFECT)) {
-            insert.setString(1, run);
-            insert.setString(2, message.idempotencyKey().value());
-            insert.executeUpdate();
-          }
-          return Outcome.success();
-        };
+    MessageHandler handler = shape.batchedWrites() ? batchedHandler(run) : perRecordHandler(run);
     Clock clock = FirstRecordClock.start();
-    BatchProcessor.Hooks hooks =
-        new BatchProcessor.Hooks() {
-          @Override
-          public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
-            clock.done(records.size());
-          }
-        };
+    int threads = shape.partitions();
     List<IdempotentConsumer> consumers = new ArrayList<>();
+    List<ConsumerStages.Span> spans = new ArrayList<>();
     try (HikariDataSource pool = pool(threads)) {
       try {
         for (int i = 0; i < threads; i++) {
-          consumers.add(
+          ConsumerStages.Span span = new ConsumerStages.Span();
+          AtomicReference<IdempotentConsumer> self = new AtomicReference<>();
+          BatchProcessor.Hooks hooks =
+              new BatchProcessor.Hooks() {
+                @Override
+                public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
+                  clock.done(records.size());
+                  span.batchDone(records.size(), self.get().stats().stageNanos());
+                }
+              };
+          IdempotentConsumer consumer =
               IdempotentConsumer.builder(
                       BatchProcessor.builder(run).dataSource(pool).handler(handler).hooks(hooks))
                   .kafka(
@@ -227,9 +273,12 @@ final class ConsumerBench {
                           run,
                           "interceptor.classes",
                           FirstRecordClock.class.getName()))
-                  .topics(topic)
-                  .build()
-                  .start());
+                  .topics(topic.name())
+                  .build();
+          self.set(consumer);
+          consumers.add(consumer);
+          spans.add(span);
+          consumer.start();
         }
         clock.awaitDone(messages);
       } finally {
@@ -240,30 +289,87 @@ final class ConsumerBench {
     }
     double rate = clock.rate();
     long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
+    long batches = consumers.stream().mapToLong(c -> c.stats().snapshot().batches()).sum();
+    long fallbacks = consumers.stream().mapToLong(c -> c.stats().snapshot().batchFallbacks()).sum();
     out.printf(
-        "inbox, %s: %.0f msg/s, %d effects for %d distinct keys%n", label, rate, effects, distinct);
-    if (effects != distinct) {
+        "inbox, %s: %.0f msg/s, %d effects for %d distinct keys, %d batches (%d fell back to one"
+            + " record per transaction)%n",
+        label, rate, effects, topic.distinct(), batches, fallbacks);
+    if (effects != topic.distinct()) {
       throw new IllegalStateException(
-          "the inbox consumer applied " + effects + " effects for " + distinct + " distinct keys");
+          "the inbox consumer applied "
+              + effects
+              + " effects for "
+              + topic.distinct()
+              + " distinct keys");
     }
-    return rate;
+    return ConsumerStages.Run.of(rate, spans);
+  }
+
+  /** One statement per record, in {@code handle}. */
+  private static MessageHandler perRecordHandler(String run) {
+    return (message, context) -> {
+      try (PreparedStatement insert = context.connection().prepareStatement(INSERT_EFFECT)) {
+        insert.setString(1, run);
+        insert.setString(2, message.idempotencyKey().value());
+        insert.executeUpdate();
+      }
+      return Outcome.success();
+    };
   }
 
   /**
-   * The baseline: the same handler statement per record and the same shape (one transaction per
-   * poll, offsets committed after it), without an inbox, so every repeat applies again.
+   * One statement per batch, in {@code beforeBatch}, for the keys the batch has just claimed;
+   * {@code handle} only returns the outcome.
    */
-  private double plain(String topic, int threads, String label) throws Exception {
+  private static MessageHandler batchedHandler(String run) {
+    return new MessageHandler() {
+      @Override
+      public void beforeBatch(List<IncomingMessage> messages, Connection connection)
+          throws SQLException {
+        String[] keys = new String[messages.size()];
+        for (int i = 0; i < keys.length; i++) {
+          keys[i] = messages.get(i).idempotencyKey().value();
+        }
+        insertEffects(connection, run, keys);
+      }
+
+      @Override
+      public Outcome handle(IncomingMessage message, HandlerContext context) {
+        return Outcome.success();
+      }
+    };
+  }
+
+  private static void insertEffects(Connection connection, String run, String[] keys)
+      throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(INSERT_EFFECTS)) {
+      insert.setString(1, run);
+      insert.setArray(2, connection.createArrayOf("text", keys));
+      insert.executeUpdate();
+    }
+  }
+
+  /**
+   * The baseline: the same handler statements and the same shape (one transaction per poll, offsets
+   * committed after it), without an inbox, so every repeat applies again; its stages timed by the
+   * bench the way the inbox consumer times its own.
+   */
+  private ConsumerStages.Run plain(Shape shape, Topic topic, String label) throws Exception {
     String run = "plain-" + UUID.randomUUID();
     Clock clock = FirstRecordClock.start();
+    int threads = shape.partitions();
+    List<ConsumerStages.Span> spans = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<Void>> loops = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
+        ConsumerStages.Span span = new ConsumerStages.Span();
+        spans.add(span);
         loops.add(
             pool.submit(
                 () -> {
-                  plainLoop(topic, run, clock);
+                  plainLoop(topic.name(), run, shape.batchedWrites(), clock, span);
                   return null;
                 }));
       }
@@ -279,10 +385,13 @@ final class ConsumerBench {
     double rate = clock.rate();
     long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
     out.printf("no inbox, %s: %.0f msg/s, %d effects%n", label, rate, effects);
-    return rate;
+    return ConsumerStages.Run.of(rate, spans);
   }
 
-  private void plainLoop(String topic, String run, Clock clock) throws SQLException {
+  private void plainLoop(
+      String topic, String run, boolean batchedWrites, Clock clock, ConsumerStages.Span span)
+      throws SQLException {
+    ConsumerStages.Timer stages = new ConsumerStages.Timer();
     try (KafkaConsumer<String, byte[]> consumer =
             new KafkaConsumer<>(
                 Map.of(
@@ -302,30 +411,46 @@ final class ConsumerBench {
       connection.setAutoCommit(false);
       consumer.subscribe(List.of(topic));
       while (!clock.stopped()) {
+        long polling = System.nanoTime();
         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(100));
         if (records.isEmpty()) {
           continue;
         }
+        long handling = stages.since(Stage.POLL, polling);
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        String[] keys = new String[records.count()];
+        int i = 0;
         for (ConsumerRecord<String, byte[]> record : records) {
           Header key = record.headers().lastHeader("Idempotency-Key");
-          // As the handler does: one statement per record.
-          try (PreparedStatement effect = connection.prepareStatement(INSERT_EFFECT)) {
-            effect.setString(1, run);
-            effect.setString(2, new String(key.value(), StandardCharsets.UTF_8));
-            effect.executeUpdate();
+          keys[i++] = new String(key.value(), StandardCharsets.UTF_8);
+          if (!batchedWrites) {
+            // As the handler does: one statement per record.
+            try (PreparedStatement effect = connection.prepareStatement(INSERT_EFFECT)) {
+              effect.setString(1, run);
+              effect.setString(2, keys[i - 1]);
+              effect.executeUpdate();
+            }
           }
           offsets.put(
               new TopicPartition(record.topic(), record.partition()),
               new OffsetAndMetadata(record.offset() + 1));
         }
+        if (batchedWrites) {
+          // As the batched handler does: one statement for the whole poll.
+          insertEffects(connection, run, keys);
+        }
+        long committing = stages.since(Stage.HANDLER, handling);
         connection.commit();
+        stages.since(Stage.COMMIT, committing);
         clock.done(records.count());
+        span.batchDone(records.count(), stages.nanos());
+        long committingOffsets = System.nanoTime();
         try {
           consumer.commitSync(offsets);
         } catch (CommitFailedException | RebalanceInProgressException e) {
           // As the inbox consumer does: a later commit, or the partition's next owner, covers it.
         }
+        stages.since(Stage.OFFSET_COMMIT, committingOffsets);
       }
     }
   }
@@ -452,7 +577,12 @@ final class ConsumerBench {
     }
 
     double rate() {
-      return records.get() / ((last.get() - first.get()) / 1e9);
+      return records.get() / (nanos() / 1e9);
+    }
+
+    /** From the first record polled to the last batch committed. */
+    long nanos() {
+      return last.get() - first.get();
     }
   }
 
