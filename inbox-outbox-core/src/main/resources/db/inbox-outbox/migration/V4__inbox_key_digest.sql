@@ -20,6 +20,14 @@ $$;
 
 ALTER TABLE inbox ADD COLUMN key_hash bytea;
 
+-- The request hash is still 64 hex digits, checked by decoding them: the regular expression this
+-- replaces took about 10 us of the 33 us a claim cost per key (pgbench, 200 keys per statement).
+-- NOT VALID: rows already stored passed the stricter expression; a new install validates below.
+ALTER TABLE inbox
+    DROP CONSTRAINT inbox_request_hash_is_sha256_hex,
+    ADD CONSTRAINT inbox_request_hash_is_sha256_hex
+        CHECK (octet_length(decode(request_hash, 'hex')) = 32) NOT VALID;
+
 COMMENT ON COLUMN inbox.key_hash IS
     'inbox_key_hash(tenant, principal, operation, idempotency_key): the primary key from schema v2 on';
 
@@ -48,6 +56,7 @@ CREATE TRIGGER inbox_key_hash_fill
 DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM inbox) THEN
+        ALTER TABLE inbox VALIDATE CONSTRAINT inbox_request_hash_is_sha256_hex;
         ALTER TABLE inbox ALTER COLUMN key_hash SET NOT NULL;
         ALTER TABLE inbox DROP CONSTRAINT inbox_pkey;
         ALTER TABLE inbox ADD CONSTRAINT inbox_pkey PRIMARY KEY (key_hash);
