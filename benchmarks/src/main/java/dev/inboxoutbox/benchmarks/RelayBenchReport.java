@@ -13,6 +13,13 @@ import java.util.function.ToDoubleFunction;
 /** The relay bench's table of medians and its figures in the common {@code iox bench} table. */
 final class RelayBenchReport {
 
+  /**
+   * The relay's backlog drain against a plain producer of the same records, which has no database
+   * to read: Kafka Connect's drain is the anchor the relay must match, this one how far it is from
+   * Kafka's own ceiling.
+   */
+  static final double TARGET_PLAIN_PRODUCER_RATIO = 0.3;
+
   private final BenchFigures figures;
   private final PrintStream out;
   private final Duration pollInterval;
@@ -111,7 +118,7 @@ final class RelayBenchReport {
         "backlog relay / plain producer",
         run -> run.backlogPerSecond() / run.plainPerSecond(),
         "%.2f",
-        ">= 0.5");
+        ">= " + TARGET_PLAIN_PRODUCER_RATIO);
     if (connectMeasured(runs)) {
       row(
           runs,
@@ -170,7 +177,7 @@ final class RelayBenchReport {
         Better.HIGHER,
         samples(runs, RelayBench.Run::backlogPerSecond),
         Optional.of(plain),
-        Optional.of(Target.ratioAtLeast(0.5)));
+        Optional.of(Target.ratioAtLeast(TARGET_PLAIN_PRODUCER_RATIO)));
     if (connectMeasured(runs)) {
       BenchFigures.Figure connect =
           figures.add(
