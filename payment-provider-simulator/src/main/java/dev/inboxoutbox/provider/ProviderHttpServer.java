@@ -70,19 +70,32 @@ final class ProviderHttpServer implements AutoCloseable {
     }
   }
 
-  private static void serve(HttpExchange exchange, Endpoint endpoint) {
+  static void serve(HttpExchange exchange, Endpoint endpoint) {
     try {
       endpoint.handle(exchange);
-    } catch (IOException | RuntimeException e) {
-      // The JDK server would silently drop the connection; a 500 tells the client to retry.
+    } catch (IOException e) {
+      // Reading the request or writing the answer failed: the client went away (a chaos run kills
+      // the services that call). Expected, so one line without a stack trace.
+      log.info(
+          "{} {} answered nothing: {}",
+          exchange.getRequestMethod(),
+          exchange.getRequestURI(),
+          e.toString());
+      answerServerError(exchange);
+    } catch (RuntimeException e) {
       log.warn("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
-      try {
-        exchange.sendResponseHeaders(500, -1);
-      } catch (IOException | RuntimeException ignored) {
-        // Headers were already sent; the client sees a cut response and retries.
-      }
+      answerServerError(exchange);
     } finally {
       exchange.close();
+    }
+  }
+
+  /** The JDK server would silently drop the connection; a 500 tells the client to retry. */
+  private static void answerServerError(HttpExchange exchange) {
+    try {
+      exchange.sendResponseHeaders(500, -1);
+    } catch (IOException | RuntimeException ignored) {
+      // Headers were already sent; the client sees a cut response and retries.
     }
   }
 }
