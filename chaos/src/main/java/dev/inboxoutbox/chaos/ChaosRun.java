@@ -244,7 +244,7 @@ final class ChaosRun {
         List<String> down =
             progress.awaitQuiescence(paymentsDb, bootstrap, options.quiescenceTimeout());
         fleet.stopRestarting();
-        out.println();
+        progress.endLine();
         out.println(
             down == null
                 ? "quiet, every process back up: verifying"

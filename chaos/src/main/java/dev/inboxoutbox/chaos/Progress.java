@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -34,7 +35,7 @@ final class Progress {
   private final LoadProducer load;
   private final Database ordersDb;
   private final Instant loadStarted;
-  private final PrintStream out;
+  private final ProgressLine line;
   private final List<TimelinePoint> timeline = new ArrayList<>();
   // Per instance and consumer group ("order-consumer-1/order-commands").
   private final Map<String, Absorbed> duplicates = new ConcurrentHashMap<>();
@@ -49,7 +50,7 @@ final class Progress {
     this.load = load;
     this.ordersDb = ordersDb;
     this.loadStarted = loadStarted;
-    this.out = out;
+    this.line = ProgressLine.forConsole(out);
   }
 
   /**
@@ -91,10 +92,22 @@ final class Progress {
     synchronized (this) {
       timeline.add(point);
     }
-    out.printf(
-        "\r[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d   ",
-        atMillis / 1000.0, point.sent(), applied, settled, absorbed, kills);
-    out.flush();
+    line.show(
+        atMillis,
+        String.format(
+            Locale.ROOT,
+            "[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d",
+            atMillis / 1000.0,
+            point.sent(),
+            applied,
+            settled,
+            absorbed,
+            kills));
+  }
+
+  /** Ends the progress line, so that what follows starts on a line of its own. */
+  void endLine() {
+    line.end();
   }
 
   /**
