@@ -19,6 +19,17 @@ public record Kill(
     boolean serving,
     boolean duringInfrastructureFault) {
 
+  /** The kind of a process that exited on its own while its database or broker was down. */
+  public static final String EXIT_DURING_OUTAGE = "exit-during-outage";
+
+  /**
+   * Whether the process exited on its own during an outage: the fleet counts it apart from the
+   * kills ({@code exitsDuringOutage}), and so does every report.
+   */
+  public boolean outageExit() {
+    return EXIT_DURING_OUTAGE.equals(kind);
+  }
+
   /**
    * The same kill timed in milliseconds since {@code originEpochMillis}: the fleet reads the wall
    * clock, the report counts from the start of the load.

@@ -233,7 +233,7 @@ public final class ServiceFleet implements AutoCloseable {
     killLog.add(
         new Kill(
             System.currentTimeMillis(),
-            "exit-during-outage",
+            Kill.EXIT_DURING_OUTAGE,
             service.name(),
             service.servedInThisLife(),
             true));

@@ -272,9 +272,8 @@ final class ReportPage {
 
   private String faultTable() {
     List<FaultRecovery> faults = infrastructureFaults();
-    int kills = killMillis().size();
     if (faults.isEmpty()) {
-      return "<p>No infrastructure fault; " + kills + " process kills.</p>";
+      return "<p>No infrastructure fault; " + processKills() + ".</p>";
     }
     StringBuilder rows = new StringBuilder();
     rows.append(
@@ -300,8 +299,27 @@ final class ReportPage {
           .append(recovery == null ? "" : recovery)
           .append("</td></tr>");
     }
-    rows.append("</table><p>Besides: ").append(kills).append(" process kills.</p>");
+    rows.append("</table><p>Besides: ").append(processKills()).append(".</p>");
     return rows.toString();
+  }
+
+  /** The kills as the console's {@code kills} line counts them, exits during outages apart. */
+  private String processKills() {
+    if (killLog.isEmpty()) {
+      return killMillis().size() + " process kills";
+    }
+    long exits = killLog.stream().filter(Kill::outageExit).count();
+    long kills = killLog.size() - exits;
+    long serving = killLog.stream().filter(kill -> !kill.outageExit() && kill.serving()).count();
+    return kills
+        + " process kills ("
+        + serving
+        + " while serving, "
+        + (kills - serving)
+        + " during start-up)"
+        + (exits == 0
+            ? ""
+            : " and " + exits + (exits == 1 ? " exit during an outage" : " exits during outages"));
   }
 
   private String latencyTable() {

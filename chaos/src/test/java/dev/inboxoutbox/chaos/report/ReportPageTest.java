@@ -55,7 +55,10 @@ class ReportPageTest {
                 "seed 1",
                 "",
                 timeline,
-                List.of(new Kill(5_000, "random", "order-consumer-1", true, false)),
+                List.of(
+                    new Kill(5_000, "random", "order-consumer-1", true, false),
+                    new Kill(6_000, "random", "order-consumer-2", false, false),
+                    new Kill(7_000, Kill.EXIT_DURING_OUTAGE, "payment-consumer-1", true, true)),
                 figures,
                 List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")))
             .html();
@@ -69,5 +72,10 @@ class ReportPageTest {
         .contains(">#3 blackhole</text>")
         .doesNotContain(">#4 ");
     assertThat(html).contains("<td>network blackhole</td><td>postgres</td>");
+    // Counted as the console counts them: an exit during an outage is not a kill.
+    assertThat(html)
+        .contains(
+            "Besides: 2 process kills (1 while serving, 1 during start-up) and 1 exit during an"
+                + " outage.");
   }
 }
