@@ -19,24 +19,24 @@ final class InboxStatements {
 
   /**
    * Claims every offered key that is free and, for the others, returns the row that holds the key.
-   * A key is found through its digest ({@code inbox_key_hash}, the primary key of schema v2); the
-   * stored text columns come back so that a digest shared by two keys is caught, never taken for a
-   * repeat. Keys are inserted in primary-key order so two batches that overlap lock in the same
-   * order and cannot deadlock. {@code ON CONFLICT} names no columns: while an inbox is upgraded
-   * from schema v1, either unique index may be the one a concurrent writer of the previous version
-   * holds. The existing rows come from the statement's snapshot: a row committed by a concurrent
-   * transaction while this one waited on the index is not in it (the lookup yields NULL), and
-   * {@link #FIND} reads it afterwards in a fresh snapshot. Existing rows are looked up one by one
-   * through the primary key (LATERAL ... LIMIT 1): a plain join lets the planner hash or scan the
-   * whole inbox once per batch while the table is small enough, a cost that grows with every row.
+   * A key is found through its digest ({@link KeyDigest}, the primary key of schema v2); the stored
+   * text columns come back so that a digest shared by two keys is caught, never taken for a repeat.
+   * Keys are inserted in primary-key order so two batches that overlap lock in the same order and
+   * cannot deadlock. {@code ON CONFLICT} names no columns: while an inbox is upgraded from schema
+   * v1, either unique index may be the one a concurrent writer of the previous version holds. The
+   * existing rows come from the statement's snapshot: a row committed by a concurrent transaction
+   * while this one waited on the index is not in it (the lookup yields NULL), and {@link #FIND}
+   * reads it afterwards in a fresh snapshot. Existing rows are looked up one by one through the
+   * primary key (LATERAL ... LIMIT 1): a plain join lets the planner hash or scan the whole inbox
+   * once per batch while the table is small enough, a cost that grows with every row.
    */
   private static final String CLAIM_TEMPLATE =
       """
       WITH offered AS (
-          SELECT o.*, inbox_key_hash(o.tenant, o.principal, o.operation, o.idempotency_key) AS key_hash
-          FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::float8[], ?::float8[])
-              WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, request_hash,
-                                   outcome_ttl_seconds, key_ttl_seconds, position)
+          SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::text[],
+                               ?::float8[], ?::float8[])
+              WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, key_hash,
+                                   request_hash, outcome_ttl_seconds, key_ttl_seconds, position)
       ),
       claimed AS (
           INSERT INTO inbox (key_hash, tenant, principal, operation, idempotency_key, request_hash,
@@ -81,12 +81,11 @@ final class InboxStatements {
              e.tenant, e.principal, e.operation, e.idempotency_key,
              e.request_hash, e.status, e.outcome_kind, e.outcome_code, e.outcome_body::text,
              e.created_at, e.expires_at, e.outcome_pruned_at
-      FROM unnest(?::text[], ?::text[], ?::text[], ?::text[])
-               WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, position)
+      FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[])
+               WITH ORDINALITY AS o(tenant, principal, operation, idempotency_key, key_hash,
+                                    position)
       LEFT JOIN LATERAL (
-          SELECT * FROM inbox i
-          WHERE i.key_hash = inbox_key_hash(o.tenant, o.principal, o.operation, o.idempotency_key)
-          LIMIT 1
+          SELECT * FROM inbox i WHERE i.key_hash = o.key_hash LIMIT 1
       ) e ON true
       ORDER BY o.position
       """;
@@ -103,12 +102,13 @@ final class InboxStatements {
       UPDATE inbox i
          SET status = c.status, outcome_kind = c.outcome_kind, outcome_code = c.outcome_code,
              outcome_body = c.outcome_body::jsonb, completed_at = now()
-        FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[])
-                 AS c(tenant, principal, operation, idempotency_key, status, outcome_kind,
-                      outcome_code, outcome_body)
+        FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::text[], ?::text[],
+                    ?::int[], ?::text[])
+                 AS c(tenant, principal, operation, idempotency_key, key_hash, status,
+                      outcome_kind, outcome_code, outcome_body)
         CROSS JOIN LATERAL (
             SELECT p.ctid FROM inbox p
-            WHERE p.key_hash = inbox_key_hash(c.tenant, c.principal, c.operation, c.idempotency_key)
+            WHERE p.key_hash = c.key_hash
               AND %s
             LIMIT 1
         ) held
@@ -222,18 +222,21 @@ final class InboxStatements {
     String[] principals = new String[n];
     String[] operations = new String[n];
     String[] keys = new String[n];
+    byte[][] digests = new byte[n][];
     for (int i = 0; i < n; i++) {
       ClaimRequest request = requests.get(i);
       tenants[i] = request.scope().tenant();
       principals[i] = request.scope().principal();
       operations[i] = request.scope().operation();
       keys[i] = request.key().value();
+      digests[i] = KeyDigest.of(request.scope(), request.key());
     }
     Array[] arrays = {
       connection.createArrayOf("text", tenants),
       connection.createArrayOf("text", principals),
       connection.createArrayOf("text", operations),
-      connection.createArrayOf("text", keys)
+      connection.createArrayOf("text", keys),
+      connection.createArrayOf("bytea", digests)
     };
     for (int i = 0; i < arrays.length; i++) {
       statement.setArray(i + 1, arrays[i]);

@@ -68,6 +68,7 @@ class InboxPlanIT {
                   texts(""),
                   texts(OPERATION),
                   offered,
+                  digests(offered),
                   texts("0".repeat(64)),
                   texts("86400"),
                   texts("604800"));
@@ -84,6 +85,7 @@ class InboxPlanIT {
                   texts(""),
                   texts(OPERATION),
                   stored,
+                  digests(stored),
                   texts("FAILED"),
                   texts("REJECTED"),
                   texts("409"),
@@ -98,7 +100,8 @@ class InboxPlanIT {
                 texts(""),
                 texts(""),
                 texts(OPERATION),
-                offered);
+                offered,
+                digests(offered));
         check("find, " + mode, find, plans, violations);
       }
 
@@ -229,6 +232,14 @@ class InboxPlanIT {
 
   private static List<String> texts(String value) {
     return Collections.nCopies(BATCH, value);
+  }
+
+  /** The keys' digests in bytea's hex input form, as the claim binds them. */
+  private static List<String> digests(List<String> keys) {
+    return keys.stream()
+        .map(key -> KeyDigest.of(Scope.of(OPERATION), IdempotencyKey.of(key)))
+        .map(digest -> "\\x" + java.util.HexFormat.of().formatHex(digest))
+        .toList();
   }
 
   private static String arrayLiteral(List<String> values) {
