@@ -72,7 +72,10 @@ class ChaosIT {
             Duration.ofSeconds(12),
             Duration.ofSeconds(3),
             true);
-    Run run = run(options(true, 11, Duration.ofSeconds(45)), unsafeFailover);
+    // The failover waits until the relays' slots are on the standby, which took from a few to 26 s
+    // on a busy machine: the load lasts longer than that (900 orders at 20/s), so the services
+    // are still committing when the replication is held and the standby promoted.
+    Run run = run(options(true, 11, Duration.ofSeconds(45), 900, 20), unsafeFailover);
     assertThat(run.passed).as(run.output).isFalse();
     assertThat(run.output)
         .contains("replication to the standby held")
@@ -97,10 +100,16 @@ class ChaosIT {
 
   private static ChaosOptions options(boolean dedup, long seed, Duration quiescence)
       throws Exception {
+    return options(dedup, seed, quiescence, 600, 100);
+  }
+
+  private static ChaosOptions options(
+      boolean dedup, long seed, Duration quiescence, int orders, int ratePerSecond)
+      throws Exception {
     return new ChaosOptions(
         seed,
-        600,
-        100,
+        orders,
+        ratePerSecond,
         2,
         1,
         Duration.ofMillis(1500),
