@@ -3,13 +3,13 @@ package dev.inboxoutbox.benchmarks;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.connect.ConnectRest;
 import dev.inboxoutbox.devstack.connect.ConnectWorker;
+import dev.inboxoutbox.devstack.connect.OutboxConnectorFiles;
 import dev.inboxoutbox.devstack.connect.PluginPath;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.tools.OperatorError;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -18,7 +18,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,8 +27,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The relay's anchor: one Kafka Connect worker in distributed mode (a child JVM on a stock worker's
@@ -181,7 +178,7 @@ final class ConnectArm implements AutoCloseable {
               Files.readString(sources.workerClassPath()).strip(),
               WORKER_JVM_OPTIONS,
               workerSettings(sources, bootstrap, prefix + "-connect", directory),
-              environment(db, slot),
+              OutboxConnectorFiles.environment(db, slot),
               directory);
     } catch (IOException | UncheckedIOException e) {
       throw new Unavailable("cannot set the Connect worker up: " + firstLine(e.getMessage()));
@@ -194,7 +191,7 @@ final class ConnectArm implements AutoCloseable {
     boolean ready = false;
     try {
       worker.start();
-      Map<String, String> connector = connectorConfig(sources.connectorJson());
+      Map<String, String> connector = OutboxConnectorFiles.connectorConfig(sources.connectorJson());
       connector.put(
           "transforms.outbox.route.topic.replacement", prefix + "-connect.${routedByValue}");
       connector.put("poll.interval.ms", String.valueOf(pollInterval.toMillis()));
@@ -324,50 +321,15 @@ final class ConnectArm implements AutoCloseable {
   }
 
   /**
-   * The checked-in worker file with this machine's broker (one, so replication factor 1), a group
-   * and storage topics of this run's own, and the plugin archive unpacked for {@code plugin.path}.
+   * The checked-in worker file for this run, the plugin archive unpacked for {@code plugin.path}.
    */
   private static Map<String, String> workerSettings(
       Sources sources, String bootstrap, String group, Path directory) {
-    Map<String, String> settings = ConnectWorker.settingsFile(sources.workerProperties());
-    settings.put("bootstrap.servers", bootstrap);
-    settings.put("group.id", group);
-    settings.put("config.storage.topic", group + "-configs");
-    settings.put("offset.storage.topic", group + "-offsets");
-    settings.put("status.storage.topic", group + "-status");
-    settings.put("config.storage.replication.factor", "1");
-    settings.put("offset.storage.replication.factor", "1");
-    settings.put("status.storage.replication.factor", "1");
-    settings.put(
-        "plugin.path",
-        PluginPath.unpacked(sources.pluginArchive(), directory.resolve("plugins")).toString());
-    return settings;
-  }
-
-  /** The variables the checked-in connector reads from its worker's environment. */
-  private static Map<String, String> environment(Database db, String slot) {
-    URI url = URI.create(db.jdbcUrl().substring("jdbc:".length()));
-    return Map.of(
-        "IOX_DB_HOST", url.getHost(),
-        "IOX_DB_PORT", String.valueOf(url.getPort()),
-        "IOX_DB_NAME", url.getPath().substring(1),
-        "IOX_DB_USER", db.username(),
-        "IOX_DB_PASSWORD", db.password(),
-        "IOX_SLOT_NAME", slot);
-  }
-
-  /** The checked-in connector configuration, {@code ${env:...}} left for the worker. */
-  static Map<String, String> connectorConfig(Path json) {
-    try {
-      Map<String, Object> file =
-          JsonMapper.builder().build().readValue(Files.readString(json), new TypeReference<>() {});
-      Map<String, String> config = new LinkedHashMap<>();
-      ((Map<?, ?>) file.get("config"))
-          .forEach((key, value) -> config.put(key.toString(), value.toString()));
-      return config;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + json, e);
-    }
+    return OutboxConnectorFiles.workerSettings(
+        sources.workerProperties(),
+        bootstrap,
+        group,
+        PluginPath.unpacked(sources.pluginArchive(), directory.resolve("plugins")));
   }
 
   private static String firstLine(String message) {

@@ -3,6 +3,7 @@ package dev.inboxoutbox.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inboxoutbox.devstack.connect.OutboxConnectorFiles;
 import dev.inboxoutbox.tools.OperatorError;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -47,7 +48,8 @@ class ConnectArmTest {
 
   @Test
   void theConnectorIsTheCheckedInOneWithItsEnvironmentLeftForTheWorker() {
-    var config = ConnectArm.connectorConfig(REPO.resolve("docs/relay/kafka-connect-outbox.json"));
+    var config =
+        OutboxConnectorFiles.connectorConfig(REPO.resolve("docs/relay/kafka-connect-outbox.json"));
 
     assertThat(config)
         .containsEntry("connector.class", "dev.inboxoutbox.connect.OutboxConnector")

@@ -3,18 +3,16 @@ package dev.inboxoutbox.connect;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.connect.ConnectWorker;
+import dev.inboxoutbox.devstack.connect.OutboxConnectorFiles;
 import dev.inboxoutbox.devstack.connect.PluginPath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The checked-in Kafka Connect files of docs/relay, as the tests run them: workers from {@code
@@ -44,44 +42,20 @@ final class RelayFiles {
    */
   static ConnectWorker worker(
       String name, String group, Map<String, String> environment, Path directory) {
-    Map<String, String> settings = ConnectWorker.settingsFile(WORKER_PROPERTIES);
-    settings.put("bootstrap.servers", DevStack.shared().kafka().bootstrapServers());
-    settings.put("group.id", group);
-    settings.put("config.storage.topic", group + "-configs");
-    settings.put("offset.storage.topic", group + "-offsets");
-    settings.put("status.storage.topic", group + "-status");
-    settings.put("config.storage.replication.factor", "1");
-    settings.put("offset.storage.replication.factor", "1");
-    settings.put("status.storage.replication.factor", "1");
-    settings.put("plugin.path", PLUGIN_PATH.toString());
+    Map<String, String> settings =
+        OutboxConnectorFiles.workerSettings(
+            WORKER_PROPERTIES, DevStack.shared().kafka().bootstrapServers(), group, PLUGIN_PATH);
     return new ConnectWorker(name, workerClassPath(), settings, environment, directory);
   }
 
   /** The variables the checked-in connector reads from its worker's environment. */
   static Map<String, String> environment(Database database, String slot) {
-    URI url = URI.create(database.jdbcUrl().substring("jdbc:".length()));
-    return Map.of(
-        "IOX_DB_HOST", url.getHost(),
-        "IOX_DB_PORT", String.valueOf(url.getPort()),
-        "IOX_DB_NAME", url.getPath().substring(1),
-        "IOX_DB_USER", database.username(),
-        "IOX_DB_PASSWORD", database.password(),
-        "IOX_SLOT_NAME", slot);
+    return OutboxConnectorFiles.environment(database, slot);
   }
 
   /** The checked-in connector configuration, {@code ${env:...}} left for the worker to resolve. */
   static Map<String, String> connector() {
-    try {
-      Map<String, Object> file =
-          JsonMapper.builder()
-              .build()
-              .readValue(Files.readString(CONNECTOR_JSON), new TypeReference<>() {});
-      @SuppressWarnings("unchecked")
-      Map<String, String> config = new LinkedHashMap<>((Map<String, String>) file.get("config"));
-      return config;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return OutboxConnectorFiles.connectorConfig(CONNECTOR_JSON);
   }
 
   /**
