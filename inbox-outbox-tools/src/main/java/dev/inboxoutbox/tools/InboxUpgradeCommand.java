@@ -42,9 +42,31 @@ public final class InboxUpgradeCommand {
     try {
       step.on(new InboxUpgrade(db.dataSource(), System.out));
     } catch (SQLException e) {
-      throw new OperatorError(
-          "upgrading the inbox at " + db.describe() + " failed: " + e.getMessage(), e);
+      throw unreachable(db, e);
+    } catch (OperatorError e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // The migrations wrap what the database said; a failure without a database cause is a bug.
+      SQLException cause = sqlCause(e);
+      if (cause == null) {
+        throw e;
+      }
+      throw unreachable(db, cause);
     }
     return 0;
+  }
+
+  private static OperatorError unreachable(DatabaseOptions db, SQLException e) {
+    return new OperatorError(
+        "upgrading the inbox at " + db.describe() + " failed: " + e.getMessage(), e);
+  }
+
+  private static SQLException sqlCause(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof SQLException sql) {
+        return sql;
+      }
+    }
+    return null;
   }
 }
