@@ -332,11 +332,20 @@ public final class Inbox {
     private final Scope scope;
     private final IdempotencyKey key;
     private final RequestHash requestHash;
+    // Computed once: a request's digest is bound by its claim, again by a retried claim or a
+    // lookup, and by the completion of its outcome.
+    private final byte[] keyDigest;
 
     private ClaimRequest(Scope scope, IdempotencyKey key, RequestHash requestHash) {
       this.scope = Objects.requireNonNull(scope, "scope");
       this.key = Objects.requireNonNull(key, "key");
       this.requestHash = Objects.requireNonNull(requestHash, "requestHash");
+      this.keyDigest = KeyDigest.of(scope, key);
+    }
+
+    /** The key's digest, the inbox's primary key; callers in this package never change it. */
+    byte[] keyDigest() {
+      return keyDigest;
     }
 
     /** A JSON request; throws {@link InvalidPayloadException} if it is not JSON. */

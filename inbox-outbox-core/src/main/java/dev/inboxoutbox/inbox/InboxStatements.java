@@ -229,7 +229,7 @@ final class InboxStatements {
       principals[i] = request.scope().principal();
       operations[i] = request.scope().operation();
       keys[i] = request.key().value();
-      digests[i] = KeyDigest.of(request.scope(), request.key());
+      digests[i] = request.keyDigest();
     }
     Array[] arrays = {
       connection.createArrayOf("text", tenants),
