@@ -141,6 +141,16 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
 
   @Override
   public synchronized void failover() {
+    promoteStandby();
+    rebuildStandby();
+  }
+
+  /**
+   * The first half of {@link #failover()}: kills the primary and promotes the standby, which then
+   * serves at the address without a standby of its own until {@link #rebuildStandby()}, as after a
+   * failover whose old primary is still being rebuilt.
+   */
+  public synchronized void promoteStandby() {
     PostgresNode old = primary();
     PostgresNode promoted = standby();
     old.kill();
@@ -165,6 +175,10 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
     primary = 1 - primary;
     address.redirect(new InetSocketAddress("127.0.0.1", promoted.port()));
     replicationLink.redirect(new InetSocketAddress("127.0.0.1", promoted.port()));
+  }
+
+  /** The second half of {@link #failover()}: the old primary rebuilt as the new one's standby. */
+  public synchronized void rebuildStandby() {
     startStandby();
   }
 

@@ -138,6 +138,49 @@ class RelayFailoverIT {
     }
   }
 
+  /**
+   * After a failover the relay can lead on the promoted node before its new standby exists (the old
+   * primary is still being rebuilt): the standby that attaches later needs the relay's snapshots
+   * just the same.
+   */
+  @Test
+  void aStandbyAttachedWhileTheRelayLeadsHoldsTheSlotWithinSeconds() throws Exception {
+    relay = new OutboxRelay(RelayIT.settings(database, "a" + UUID.randomUUID()).build()).start();
+    await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
+    await("the slot synchronized to the standby").atMost(PATIENCE).until(this::slotSynced);
+
+    try (Writer first = new Writer(Duration.ofMillis(100));
+        Writer second = new Writer(Duration.ofMillis(100))) {
+      await("overlapping transactions committed")
+          .atMost(PATIENCE)
+          .until(() -> first.transactions() + second.transactions() > 10);
+      long restartsBefore = relay.status().restarts();
+      pair.promoteStandby();
+      await("the relay leading on the promoted node, which has no standby yet")
+          .atMost(PATIENCE)
+          .until(
+              () ->
+                  relay.status().restarts() > restartsBefore
+                      && relay.state() == RelayState.RUNNING);
+      pair.rebuildStandby();
+      Instant attached = Instant.now();
+      int committedAtAttach = first.transactions() + second.transactions();
+      await("a failover-ready copy of the slot on the new standby")
+          .atMost(PATIENCE)
+          .pollInterval(Duration.ofMillis(250))
+          .ignoreExceptions()
+          .until(pair::failoverReady);
+      Duration exposed = Duration.between(attached, Instant.now());
+      System.out.println("EXPOSED " + exposed);
+      assertThat(first.transactions() + second.transactions())
+          .as("transactions the writers committed meanwhile")
+          .isGreaterThan(committedAtAttach);
+      assertThat(exposed)
+          .as("time after the standby attached in which a failover would have lost the slot")
+          .isLessThan(EXPOSURE_WITHOUT_STANDBY_SNAPSHOTS);
+    }
+  }
+
   private boolean slotSynced() throws SQLException {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement();
