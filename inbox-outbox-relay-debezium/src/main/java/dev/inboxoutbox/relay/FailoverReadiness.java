@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * What a failover of the relay's database to a standby would cost, read from the primary at every
- * run's start: said in the log and in {@link RelayStatus#failoverRisks()}.
+ * run's start and every few seconds while it runs: said in the log and in {@link
+ * RelayStatus#failoverRisks()}.
  *
  * <p>Before PostgreSQL 17 a logical slot lives on the primary only. From 17 on, a slot created with
  * {@code failover = true} (the relay asks Debezium for one: {@code slot.failover}) is copied to
@@ -19,7 +20,7 @@ import java.util.List;
  *
  * <p>A standby's copy of a failover slot survives a promotion only once the primary's slot has
  * moved past what the standby reserved for it, and the slot moves only at logged snapshots of the
- * running transactions (see {@link StandbySnapshots}); a relay that may not log them says so.
+ * running transactions (see {@link FailoverWatch}); a relay that may not log them says so.
  */
 final class FailoverReadiness {
 

@@ -201,12 +201,8 @@ public final class OutboxRelay implements AutoCloseable {
           settings.slotName(),
           heartbeatProblems);
     }
-    FailoverReadiness.Assessment failover = new FailoverReadiness(settings.slotName()).assess(lock);
-    failoverRisks.set(failover.risks());
-    if (!failover.risks().isEmpty()) {
-      log.warn("a failover of the relay's database would cost events: {}", failover.risks());
-    }
-    StandbySnapshots standbySnapshots = new StandbySnapshots(failover.logStandbySnapshots());
+    FailoverWatch failoverWatch = new FailoverWatch(settings.slotName(), this::failoverRisksFound);
+    failoverWatch.checkWhenDue(lock);
     boolean slotExists = LeaderLock.slotExists(lock, settings.slotName());
     CompletableFuture<Void> engineDone = new CompletableFuture<>();
     try (KafkaProducer<String, byte[]> producer = newProducer();
@@ -243,7 +239,7 @@ public final class OutboxRelay implements AutoCloseable {
       engineThread.execute(engine);
       Exception noticed = null;
       try {
-        awaitEngine(engineDone, lock, standbySnapshots);
+        awaitEngine(engineDone, lock, failoverWatch);
       } catch (Exception e) {
         noticed = e;
       }
@@ -259,12 +255,21 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
+  private void failoverRisksFound(List<String> risks) {
+    List<String> before = failoverRisks.getAndSet(risks);
+    if (!risks.isEmpty()) {
+      log.warn("a failover of the relay's database would cost events: {}", risks);
+    } else if (!before.isEmpty()) {
+      log.info("a failover of the relay's database no longer costs events");
+    }
+  }
+
   /**
    * Returns when the relay closes or the engine failed (its failure is in {@code engineDone});
    * throws when the leader lost its lock session or the engine stopped although nobody asked it to.
    */
   private void awaitEngine(
-      CompletableFuture<Void> engineDone, Connection lock, StandbySnapshots standbySnapshots)
+      CompletableFuture<Void> engineDone, Connection lock, FailoverWatch failoverWatch)
       throws Exception {
     Duration checkInterval = settings.timing().leadershipCheckInterval();
     long checkMillis = checkInterval.toMillis();
@@ -284,7 +289,7 @@ public final class OutboxRelay implements AutoCloseable {
         if (!lock.isValid((int) Math.max(1, checkInterval.toSeconds()))) {
           throw new RelayException("lost the leadership lock session; stepping down");
         }
-        standbySnapshots.logWhenDue(lock);
+        failoverWatch.checkWhenDue(lock);
       }
     }
   }

@@ -12,9 +12,9 @@ import java.util.Optional;
  * @param lastPublished the newest event Kafka acknowledged, if any
  * @param restarts runs that ended in failure and were restarted
  * @param lastError why the last run failed, if one did
- * @param failoverRisks what a failover to a standby would cost, as read when the last run started:
- *     a slot the standby lacks, or events published before the standby had them; empty when the
- *     slot is carried over or no standby streams from the database
+ * @param failoverRisks what a failover to a standby would cost, as read by the leading run every
+ *     few seconds: a slot the standby lacks, or events published before the standby had them; empty
+ *     when the slot is carried over or no standby streams from the database
  */
 public record RelayStatus(
     RelayState state,

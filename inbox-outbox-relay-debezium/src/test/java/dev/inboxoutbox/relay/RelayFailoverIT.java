@@ -171,7 +171,6 @@ class RelayFailoverIT {
           .ignoreExceptions()
           .until(pair::failoverReady);
       Duration exposed = Duration.between(attached, Instant.now());
-      System.out.println("EXPOSED " + exposed);
       assertThat(first.transactions() + second.transactions())
           .as("transactions the writers committed meanwhile")
           .isGreaterThan(committedAtAttach);
