@@ -221,6 +221,38 @@ class OrderConsumerIT {
     assertThat(requests.stream().filter(r -> r.key().equals(paid)).count()).isEqualTo(1);
   }
 
+  /**
+   * A client that sent PlaceOrder over Kafka never saw the order id the service made; it cancels by
+   * the key it placed with, in the same partition right behind the order.
+   */
+  @Test
+  void aCancelOrderNamingThePlaceOrderKeyCancelsTheOrderThatKeyPlaced() throws Exception {
+    String placeKey = UUID.randomUUID().toString();
+    String cancelKey = UUID.randomUUID().toString();
+    send("orders.commands", "c-7", placeKey, "PlaceOrder", place("c-7", "SKU-04", 2));
+    send(
+        "orders.commands",
+        "c-7",
+        cancelKey,
+        "CancelOrder",
+        "{\"placedBy\":\"" + placeKey + "\",\"reason\":\"changed my mind\"}");
+    await("the order placed and cancelled")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                !orderPlacedBy(placeKey).isEmpty()
+                    && status(orderPlacedBy(placeKey)).equals("CANCELLED"));
+    String order = orderPlacedBy(placeKey);
+    assertThat(count("SELECT count(*) FROM stock_reservations WHERE order_id = '" + order + "'"))
+        .isZero();
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox WHERE idempotency_key = '"
+                    + cancelKey
+                    + "' AND status = 'COMPLETED'"))
+        .isEqualTo(1);
+  }
+
   @Test
   void aNonAsciiKeyIsOneKeyWhetherItArrivesOverHttpOrKafka() throws Exception {
     String suffix = UUID.randomUUID().toString().substring(0, 8);
