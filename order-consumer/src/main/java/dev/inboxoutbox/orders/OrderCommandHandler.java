@@ -46,6 +46,7 @@ final class OrderCommandHandler implements MessageHandler {
   public void beforeBatch(List<IncomingMessage> messages, Connection connection) {
     List<String> skus = new ArrayList<>();
     List<String> cancelled = new ArrayList<>();
+    List<String> cancelledPlacedBy = new ArrayList<>();
     for (IncomingMessage message : messages) {
       String type = message.type().orElse("");
       JsonNode payload = message.payload();
@@ -53,9 +54,10 @@ final class OrderCommandHandler implements MessageHandler {
         payload.path("items").forEach(item -> addText(skus, item.path("sku")));
       } else if (type.equals("CancelOrder")) {
         addText(cancelled, payload.path("orderId"));
+        addText(cancelledPlacedBy, payload.path("placedBy"));
       }
     }
-    orders.lockStock(skus, cancelled);
+    orders.lockStock(skus, cancelled, cancelledPlacedBy);
   }
 
   /** Adds a text node's value; anything else is left to the handler to reject. */

@@ -37,6 +37,8 @@ final class Orders {
       WHERE sku = ANY(CAST(:skus AS text[]))
          OR sku IN (SELECT sku FROM stock_reservations
                     WHERE order_id = ANY(CAST(:releasedOrderIds AS text[])))
+         OR sku IN (SELECT r.sku FROM stock_reservations r JOIN orders o USING (order_id)
+                    WHERE o.placed_by = ANY(CAST(:releasedPlacedBy AS text[])))
       ORDER BY sku FOR UPDATE
       """;
 
@@ -81,6 +83,11 @@ final class Orders {
   private static final String FIND_ORDER =
       """
       SELECT status, version, customer_id, total_cents FROM orders WHERE order_id = :orderId
+      """;
+
+  private static final String FIND_ORDER_PLACED_BY =
+      """
+      SELECT order_id FROM orders WHERE placed_by = :placedBy
       """;
 
   /** Optimistic: names the version read, so a concurrent change makes it update nothing. */
@@ -194,10 +201,14 @@ final class Orders {
     return placed;
   }
 
-  /** Cancels a placed order and releases its stock; a repeat on a cancelled order is a no-op. */
+  /**
+   * Cancels a placed order and releases its stock; a repeat on a cancelled order is a no-op. The
+   * command names the order by {@code orderId}, or by {@code placedBy}, the key of the PlaceOrder
+   * command that placed it (a client that placed over Kafka never saw the order id).
+   */
   String cancel(JsonNode command, Consumer<List<OutboxEvent>> emit)
       throws OrderRejected, ConcurrentOrderUpdateException {
-    String orderId = CommandFields.text(command, "orderId");
+    String orderId = cancelledOrderId(command);
     OrderRow order =
         find(orderId)
             .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
@@ -216,6 +227,23 @@ final class Orders {
     String cancelled = status(orderId, "CANCELLED");
     emit.accept(List.of(OutboxEvent.of("order", orderId, "OrderCancelled", cancelled)));
     return cancelled;
+  }
+
+  private String cancelledOrderId(JsonNode command) throws OrderRejected {
+    if (command != null && command.has("orderId")) {
+      return CommandFields.text(command, "orderId");
+    }
+    if (command == null || !command.has("placedBy")) {
+      throw PoisonMessageException.malformed("a CancelOrder names orderId or placedBy");
+    }
+    String placedBy = CommandFields.text(command, "placedBy");
+    return jdbc.sql(FIND_ORDER_PLACED_BY)
+        .param("placedBy", placedBy)
+        .query(String.class)
+        .optional()
+        .orElseThrow(
+            () ->
+                new OrderRejected(404, "unknown_order", "no order placed by command " + placedBy));
   }
 
   /** Applies PaymentCaptured / PaymentFailed from payment-consumer. */
@@ -253,14 +281,15 @@ final class Orders {
    * Locks, in sku order, the stock rows that placing orders for {@code skus} and releasing the
    * reservations of {@code releasedOrderIds} will update.
    */
-  void lockStock(List<String> skus, List<String> releasedOrderIds) {
-    if (skus.isEmpty() && releasedOrderIds.isEmpty()) {
+  void lockStock(List<String> skus, List<String> releasedOrderIds, List<String> releasedPlacedBy) {
+    if (skus.isEmpty() && releasedOrderIds.isEmpty() && releasedPlacedBy.isEmpty()) {
       return;
     }
     Map<String, Integer> available = new HashMap<>();
     jdbc.sql(LOCK_BATCH_STOCK)
         .param("skus", skus.toArray(String[]::new))
         .param("releasedOrderIds", releasedOrderIds.toArray(String[]::new))
+        .param("releasedPlacedBy", releasedPlacedBy.toArray(String[]::new))
         .query(availableInto(available));
     LockedStock.bindToTransaction(this, new LockedStock(Set.copyOf(skus), available));
   }

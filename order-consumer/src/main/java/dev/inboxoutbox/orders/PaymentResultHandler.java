@@ -43,6 +43,6 @@ final class PaymentResultHandler implements MessageHandler {
         OrderCommandHandler.addText(failed, message.payload().path("orderId"));
       }
     }
-    orders.lockStock(List.of(), failed);
+    orders.lockStock(List.of(), failed, List.of());
   }
 }
