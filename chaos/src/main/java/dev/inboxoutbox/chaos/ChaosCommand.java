@@ -109,6 +109,14 @@ public final class ChaosCommand implements Callable<Integer> {
               + " new to the inbox, so repeats apply again; the verifier must then fail.")
   boolean noDedup;
 
+  @Option(
+      names = "--reorder-consumer",
+      description =
+          "Negative control: the order service applies each batch last record first, so a"
+              + " CancelOrder can reach its order before the order exists; the verifier must then"
+              + " fail.")
+  boolean reorderConsumer;
+
   @CommandLine.Mixin LoadShares shares = new LoadShares();
 
   @Option(
@@ -339,10 +347,11 @@ public final class ChaosCommand implements Callable<Integer> {
               faultOptions.includes(FaultLog.Kind.PROCESS_KILL) ? minKills : 0,
               restartDelay,
               faultOptions.includes(FaultLog.Kind.CRASH_POINT) ? crashPoints : 0,
-              !noDedup,
+              negativeControl(),
               shares.retryShare,
               shares.conflictShare,
               shares.malformedShare,
+              shares.cancelShare,
               webhookDuplicates,
               quiescence,
               root.toAbsolutePath().normalize(),
@@ -351,5 +360,15 @@ public final class ChaosCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
     return new ChaosRun(options, faultOptions, network, System.out).run() ? 0 : 1;
+  }
+
+  private NegativeControl negativeControl() {
+    if (noDedup && reorderConsumer) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--no-dedup and --reorder-consumer are two controls: choose one");
+    }
+    return noDedup
+        ? NegativeControl.NO_DEDUP
+        : reorderConsumer ? NegativeControl.REORDER : NegativeControl.NONE;
   }
 }

@@ -16,10 +16,11 @@ public record ChaosOptions(
     int minKills,
     Duration restartDelay,
     double crashPointProbability,
-    boolean dedup,
+    NegativeControl negativeControl,
     double retryShare,
     double conflictShare,
     double malformedShare,
+    double cancelShare,
     double webhookDuplicateShare,
     Duration quiescenceTimeout,
     Path repoRoot,
@@ -29,6 +30,7 @@ public record ChaosOptions(
   public ChaosOptions {
     Objects.requireNonNull(repoRoot, "repoRoot");
     Objects.requireNonNull(reportDirectory, "reportDirectory");
+    Objects.requireNonNull(negativeControl, "negativeControl");
     require(orders > 0, "orders must be positive, was " + orders);
     require(
         ratePerSecond >= 0,
@@ -58,6 +60,7 @@ public record ChaosOptions(
     requireShare(retryShare, "retry-share");
     requireShare(conflictShare, "conflict-share");
     requireShare(malformedShare, "malformed-share");
+    requireShare(cancelShare, "cancel-share");
     requireShare(webhookDuplicateShare, "webhook-duplicate-share");
   }
 

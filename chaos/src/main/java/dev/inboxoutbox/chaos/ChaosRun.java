@@ -78,13 +78,15 @@ final class ChaosRun {
     Instant started = Instant.now();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
     out.printf(
-        "iox chaos: seed %d, %d orders at %d/s, %d order-consumer + %d payment-consumer processes, dedup %s%n",
+        "iox chaos: seed %d, %d orders at %d/s, %d order-consumer + %d payment-consumer processes%s%n",
         options.seed(),
         options.orders(),
         options.ratePerSecond(),
         options.orderInstances(),
         options.paymentInstances(),
-        options.dedup() ? "on" : "OFF (negative control)");
+        options.negativeControl() == NegativeControl.NONE
+            ? ""
+            : ", NEGATIVE CONTROL (" + options.negativeControl().description() + ")");
     Path runDirectory =
         options.reportDirectory().resolve("chaos-" + started.toString().replace(':', '-'));
     Path logs = Files.createDirectories(runDirectory.resolve("logs"));
@@ -223,7 +225,8 @@ final class ChaosRun {
                   options.seed(),
                   options.retryShare(),
                   options.conflictShare(),
-                  options.malformedShare())) {
+                  options.malformedShare(),
+                  options.cancelShare())) {
         Progress progress = new Progress(fleet, load, ordersDb, loadStarted, out);
         Future<?> producing =
             background.submit(

@@ -35,7 +35,7 @@ class ChaosIT {
             Duration.ofSeconds(12),
             Duration.ofSeconds(3),
             false);
-    Run run = run(options(true, 42, Duration.ofSeconds(180)), everyKind);
+    Run run = run(options(NegativeControl.NONE, 42, Duration.ofSeconds(180)), everyKind);
     assertThat(run.passed).as(run.output).isTrue();
     assertThat(run.output).contains("VERDICT: PASS");
     // Restarts must come from the trained archive, not silently from the slow fat jar.
@@ -49,6 +49,8 @@ class ChaosIT {
         .contains("PostgreSQL SIGKILLed")
         .contains("PostgreSQL up again")
         .containsPattern("no phantom event\\s+PASS")
+        .containsPattern("each order's events relayed in commit order\\s+PASS")
+        .containsPattern("each order's commands applied in partition order\\s+PASS")
         .containsPattern("Kafka broker \\d \\(leader of the busiest partitions\\) SIGKILLed")
         .containsPattern("faults \\{.*postgres-crash=\\d+.*broker-kill=\\d+")
         .contains("PostgreSQL failed over")
@@ -75,7 +77,8 @@ class ChaosIT {
     // The failover waits until the relays' slots are on the standby, which took from a few to 26 s
     // on a busy machine: the load lasts longer than that (900 orders at 20/s), so the services
     // are still committing when the replication is held and the standby promoted.
-    Run run = run(options(true, 11, Duration.ofSeconds(45), 900, 20), unsafeFailover);
+    Run run =
+        run(options(NegativeControl.NONE, 11, Duration.ofSeconds(45), 900, 20), unsafeFailover);
     assertThat(run.passed).as(run.output).isFalse();
     assertThat(run.output)
         .contains("replication to the standby held")
@@ -88,7 +91,10 @@ class ChaosIT {
 
   @Test
   void theNegativeControlWithoutTheInboxFailsTheVerifier() throws Exception {
-    Run run = run(options(false, 7, Duration.ofSeconds(120)), FaultOptions.processesOnly());
+    Run run =
+        run(
+            options(NegativeControl.NO_DEDUP, 7, Duration.ofSeconds(120)),
+            FaultOptions.processesOnly());
     assertThat(run.passed).as(run.output).isFalse();
     assertThat(run.output)
         .containsPattern(
@@ -98,13 +104,32 @@ class ChaosIT {
         .containsPattern("every outbox event delivered\\s+PASS");
   }
 
-  private static ChaosOptions options(boolean dedup, long seed, Duration quiescence)
+  /**
+   * The ordering control: the order service applies each batch last record first, so a CancelOrder
+   * sent right behind its PlaceOrder reaches the order service before the order exists.
+   */
+  @Test
+  void theNegativeControlWithAReorderingConsumerFailsTheVerifier() throws Exception {
+    Run run =
+        run(
+            options(NegativeControl.REORDER, 5, Duration.ofSeconds(120)),
+            FaultOptions.processesOnly());
+    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.output)
+        .containsPattern(
+            "each order's commands applied in partition order\\s+FAIL.* [1-9]\\d* of \\d+"
+                + " CancelOrder commands applied before the order they follow")
+        .as("a reordering consumer changes which effects happen, not how often")
+        .containsPattern("one order per distinct accepted key\\s+PASS");
+  }
+
+  private static ChaosOptions options(NegativeControl control, long seed, Duration quiescence)
       throws Exception {
-    return options(dedup, seed, quiescence, 600, 100);
+    return options(control, seed, quiescence, 600, 100);
   }
 
   private static ChaosOptions options(
-      boolean dedup, long seed, Duration quiescence, int orders, int ratePerSecond)
+      NegativeControl control, long seed, Duration quiescence, int orders, int ratePerSecond)
       throws Exception {
     return new ChaosOptions(
         seed,
@@ -117,10 +142,11 @@ class ChaosIT {
         4,
         Duration.ofMillis(500),
         0.002,
-        dedup,
+        control,
         0.3,
         0.03,
         0.02,
+        0.05,
         0.3,
         quiescence,
         REPO,

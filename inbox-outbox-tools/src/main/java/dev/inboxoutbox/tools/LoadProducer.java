@@ -20,7 +20,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Sends PlaceOrder commands to {@code orders.commands}: each with a fresh idempotency key, plus a
  * share of client retries (same key, same order, re-serialised), conflicts (same key, another
- * order) and malformed records. Remembers what it sent so the verifier can hold the system to it.
+ * order), malformed records and cancellations (a CancelOrder naming the order's key, right behind
+ * it). Remembers what it sent so the verifier can hold the system to it.
  */
 public final class LoadProducer implements AutoCloseable {
 
@@ -32,6 +33,10 @@ public final class LoadProducer implements AutoCloseable {
     public final Set<String> validKeys = ConcurrentHashMap.newKeySet();
     public final Set<String> conflictKeys = ConcurrentHashMap.newKeySet();
     public final Set<String> malformedKeys = ConcurrentHashMap.newKeySet();
+
+    /** CancelOrder keys, each with the key of the PlaceOrder it names and follows. */
+    public final Map<String, String> cancelledOrderKeys = new ConcurrentHashMap<>();
+
     public final AtomicLong records = new AtomicLong();
     public final AtomicLong retries = new AtomicLong();
 
@@ -50,6 +55,7 @@ public final class LoadProducer implements AutoCloseable {
           "clientRetries", retries.get(),
           "conflicts", conflictKeys.size(),
           "malformed", malformedKeys.size(),
+          "cancels", cancelledOrderKeys.size(),
           "failedSends", failedSends.get());
     }
 
@@ -65,7 +71,9 @@ public final class LoadProducer implements AutoCloseable {
               + conflictKeys.size()
               + " conflicts, "
               + malformedKeys.size()
-              + " malformed";
+              + " malformed, "
+              + cancelledOrderKeys.size()
+              + " cancels";
       long failed = failedSends.get();
       return failed == 0
           ? line + "; all acknowledged"
@@ -78,7 +86,8 @@ public final class LoadProducer implements AutoCloseable {
     ORDER,
     CLIENT_RETRY,
     CONFLICT,
-    MALFORMED
+    MALFORMED,
+    CANCEL
   }
 
   /** Told of each record as it is handed to the producer. */
@@ -92,12 +101,18 @@ public final class LoadProducer implements AutoCloseable {
   private final double retryShare;
   private final double conflictShare;
   private final double malformedShare;
+  private final double cancelShare;
   private final Sent sent = new Sent();
   private final List<String[]> recent = new ArrayList<>();
   private SendListener listener = (kind, key) -> {};
 
   public LoadProducer(
-      String bootstrap, long seed, double retryShare, double conflictShare, double malformedShare) {
+      String bootstrap,
+      long seed,
+      double retryShare,
+      double conflictShare,
+      double malformedShare,
+      double cancelShare) {
     this.producer =
         new KafkaProducer<>(
             Map.of(
@@ -111,6 +126,7 @@ public final class LoadProducer implements AutoCloseable {
     this.retryShare = retryShare;
     this.conflictShare = conflictShare;
     this.malformedShare = malformedShare;
+    this.cancelShare = cancelShare;
   }
 
   /** Replaces the listener told of each send; call before {@link #send(int, int)}. */
@@ -134,6 +150,14 @@ public final class LoadProducer implements AutoCloseable {
       listener.sent(SentKind.ORDER, key);
       sent.validKeys.add(key);
       remember(key, customer, order);
+      if (random.nextDouble() < cancelShare) {
+        // Right behind its order in the same partition: only a consumer that applies a partition
+        // out of order cancels before the order exists.
+        String cancelKey = UUID.randomUUID().toString();
+        send(cancelKey, customer, "CancelOrder", "{\"placedBy\":\"" + key + "\"}");
+        listener.sent(SentKind.CANCEL, cancelKey);
+        sent.cancelledOrderKeys.put(cancelKey, key);
+      }
       if (random.nextDouble() < retryShare) {
         String[] earlier = recent.get(random.nextInt(recent.size()));
         // A client retry: same key, same order, serialised differently.
@@ -191,10 +215,14 @@ public final class LoadProducer implements AutoCloseable {
   }
 
   private void send(String key, String customer, String json) {
+    send(key, customer, "PlaceOrder", json);
+  }
+
+  private void send(String key, String customer, String type, String json) {
     ProducerRecord<String, byte[]> record =
         new ProducerRecord<>(TOPIC, customer, json.getBytes(StandardCharsets.UTF_8));
     record.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
-    record.headers().add("type", "PlaceOrder".getBytes(StandardCharsets.UTF_8));
+    record.headers().add("type", type.getBytes(StandardCharsets.UTF_8));
     producer.send(
         record,
         (metadata, error) -> {

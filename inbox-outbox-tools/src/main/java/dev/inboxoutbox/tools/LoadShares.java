@@ -2,7 +2,10 @@ package dev.inboxoutbox.tools;
 
 import picocli.CommandLine.Option;
 
-/** What share of the load repeats, conflicts or is malformed: the same for chaos and produce. */
+/**
+ * What share of the load repeats, conflicts, is malformed or is cancelled: the same for chaos and
+ * produce.
+ */
 public final class LoadShares {
 
   @Option(
@@ -28,4 +31,12 @@ public final class LoadShares {
       description =
           "Share of orders followed by a record that is not valid JSON, 0 to 1 (default ${DEFAULT-VALUE}).")
   public double malformedShare;
+
+  @Option(
+      names = "--cancel-share",
+      paramLabel = "SHARE",
+      defaultValue = "0.05",
+      description =
+          "Share of orders followed by a CancelOrder naming their key, right behind them in the partition, 0 to 1 (default ${DEFAULT-VALUE}).")
+  public double cancelShare;
 }

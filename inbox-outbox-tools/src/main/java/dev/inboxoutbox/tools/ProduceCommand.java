@@ -46,7 +46,7 @@ public final class ProduceCommand implements Callable<Integer> {
   @Option(
       names = "--print-keys",
       description =
-          "Print each record's kind (ORDER, CLIENT_RETRY, CONFLICT, MALFORMED) and idempotency"
+          "Print each record's kind (ORDER, CLIENT_RETRY, CONFLICT, MALFORMED, CANCEL) and idempotency"
               + " key as it is sent, one per line, for tracing with iox inspect --key.")
   boolean printKeys;
 
@@ -55,7 +55,12 @@ public final class ProduceCommand implements Callable<Integer> {
     System.out.println("sending to " + LoadProducer.TOPIC + " on " + bootstrap);
     try (LoadProducer load =
         new LoadProducer(
-            bootstrap, seed, shares.retryShare, shares.conflictShare, shares.malformedShare)) {
+            bootstrap,
+            seed,
+            shares.retryShare,
+            shares.conflictShare,
+            shares.malformedShare,
+            shares.cancelShare)) {
       if (printKeys) {
         load.onEachSend((kind, key) -> System.out.println(kind + " " + key));
       }

@@ -7,12 +7,13 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.listener.BatchInterceptor;
 
 /**
  * Registers the chaos run's faults through the starter's extension points: the crash points as
- * {@code BatchProcessor.Hooks} and a {@code RelayListener}, the negative control as an {@code
- * IdempotentConsumerCustomizer}. Active only in a service whose class path the {@code iox chaos}
- * command extended with this jar.
+ * {@code BatchProcessor.Hooks} and a {@code RelayListener}, the negative controls as an {@code
+ * IdempotentConsumerCustomizer} and a Spring Kafka {@code BatchInterceptor}. Active only in a
+ * service whose class path the {@code iox chaos} command extended with this jar.
  */
 @AutoConfiguration(before = InboxOutboxAutoConfiguration.class)
 @EnableConfigurationProperties(ChaosExtensionProperties.class)
@@ -30,5 +31,12 @@ public class ChaosExtensionAutoConfiguration {
   @ConditionalOnBooleanProperty("iox.chaos.dedup-off")
   NewKeyPerDelivery ioxChaosNewKeyPerDelivery() {
     return new NewKeyPerDelivery();
+  }
+
+  /** Boot's listener container factory hands its containers this batch interceptor. */
+  @Bean
+  @ConditionalOnBooleanProperty("iox.chaos.reorder-batches")
+  BatchInterceptor<Object, Object> ioxChaosReversedBatches() {
+    return new ReversedBatches();
   }
 }

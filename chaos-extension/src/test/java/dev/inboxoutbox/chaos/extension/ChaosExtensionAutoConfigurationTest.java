@@ -8,11 +8,16 @@ import dev.inboxoutbox.consumer.KeyExtractor;
 import dev.inboxoutbox.relay.RelayListener;
 import dev.inboxoutbox.spring.IdempotentConsumerCustomizer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.kafka.listener.BatchInterceptor;
 
 class ChaosExtensionAutoConfigurationTest {
 
@@ -74,7 +79,44 @@ class ChaosExtensionAutoConfigurationTest {
   }
 
   @Test
+  void theOrderingControlHandsEachPartitionsRecordsOverLastFirst() {
+    runner
+        .withPropertyValues("iox.chaos.reorder-batches=true")
+        .run(
+            context -> {
+              @SuppressWarnings("unchecked")
+              BatchInterceptor<Object, Object> interceptor =
+                  context.getBean(BatchInterceptor.class);
+              TopicPartition a = new TopicPartition("orders", 0);
+              TopicPartition b = new TopicPartition("orders", 1);
+              ConsumerRecords<Object, Object> polled =
+                  new ConsumerRecords<>(
+                      Map.of(
+                          a,
+                          List.of(
+                              new ConsumerRecord<>("orders", 0, 7, "k", "place"),
+                              new ConsumerRecord<>("orders", 0, 8, "k", "cancel")),
+                          b,
+                          List.of(new ConsumerRecord<>("orders", 1, 3, "j", "only"))),
+                      Map.of(a, new OffsetAndMetadata(9), b, new OffsetAndMetadata(4)));
+
+              ConsumerRecords<Object, Object> handed = interceptor.intercept(polled, null);
+
+              assertThat(handed.records(a))
+                  .extracting(ConsumerRecord::offset)
+                  .containsExactly(8L, 7L);
+              assertThat(handed.records(b)).extracting(ConsumerRecord::offset).containsExactly(3L);
+              assertThat(handed.nextOffsets()).isEqualTo(polled.nextOffsets());
+            });
+  }
+
+  @Test
   void withoutChaosPropertiesNothingChangesTheKeys() {
     runner.run(context -> assertThat(context).doesNotHaveBean(IdempotentConsumerCustomizer.class));
+  }
+
+  @Test
+  void withoutChaosPropertiesNothingReordersBatches() {
+    runner.run(context -> assertThat(context).doesNotHaveBean(BatchInterceptor.class));
   }
 }

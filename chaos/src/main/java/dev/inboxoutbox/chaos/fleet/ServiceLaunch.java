@@ -115,8 +115,10 @@ public final class ServiceLaunch {
             "iox.chaos.crash-points." + point, String.valueOf(options.crashPointProbability()));
       }
     }
-    if (!options.dedup()) {
-      properties.put("iox.chaos.dedup-off", "true");
+    switch (options.negativeControl()) {
+      case NO_DEDUP -> properties.put("iox.chaos.dedup-off", "true");
+      case REORDER -> properties.put("iox.chaos.reorder-batches", "true");
+      case NONE -> {}
     }
     return properties;
   }

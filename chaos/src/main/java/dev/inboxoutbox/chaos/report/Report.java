@@ -1,6 +1,7 @@
 package dev.inboxoutbox.chaos.report;
 
 import dev.inboxoutbox.chaos.ChaosOptions;
+import dev.inboxoutbox.chaos.NegativeControl;
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
@@ -143,7 +144,8 @@ public final class Report {
     chosen.put("ratePerSecond", options.ratePerSecond());
     chosen.put("orderInstances", options.orderInstances());
     chosen.put("paymentInstances", options.paymentInstances());
-    chosen.put("dedup", options.dedup());
+    chosen.put("dedup", options.negativeControl() != NegativeControl.NO_DEDUP);
+    chosen.put("negativeControl", options.negativeControl().name());
     chosen.put("crashPointProbability", options.crashPointProbability());
     chosen.put("retryShare", options.retryShare());
     chosen.put("conflictShare", options.conflictShare());

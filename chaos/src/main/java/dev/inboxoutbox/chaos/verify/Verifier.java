@@ -50,6 +50,8 @@ public final class Verifier {
 
   private static final Duration DATABASE_WAIT = Duration.ofMinutes(2);
 
+  private static final String ORDER_EVENTS_TOPIC = "outbox.event.order";
+
   private final DataSource orders;
   private final DataSource payments;
   private final String bootstrap;
@@ -70,6 +72,8 @@ public final class Verifier {
     results.add(stockConserved());
     results.add(outboxDelivered());
     results.add(noPhantomEvent());
+    results.add(eventsInCommitOrder());
+    results.add(commandsInPartitionOrder(sent));
     results.add(deadLettered(sent));
     results.add(nothingStuck());
     results.add(everyOrderSettled());
@@ -224,6 +228,54 @@ public final class Verifier {
             + " charges, "
             + phantomResults
             + " payment results applied without their outbox row");
+  }
+
+  /** Each order's events on Kafka, first copies, in the order their transactions committed. */
+  private Invariant eventsInCommitOrder() {
+    List<OrderPerAggregate.Relayed> relayed = new ArrayList<>();
+    for (ConsumerRecord<String, byte[]> record : readAll(bootstrap, ORDER_EVENTS_TOPIC)) {
+      relayed.add(
+          new OrderPerAggregate.Relayed(
+              record.key(), header(record, "id"), header(record, "type")));
+    }
+    OrderPerAggregate.Finding finding =
+        OrderPerAggregate.check(relayed, OrderPerAggregate.ORDER_EVENT_STEP);
+    return Invariant.of(
+        "each order's events relayed in commit order",
+        finding.aggregates(),
+        finding.outOfOrder(),
+        finding.outOfOrder()
+            + " of "
+            + finding.aggregates()
+            + " orders with an event whose first copy came before an earlier one's"
+            + finding.example());
+  }
+
+  /**
+   * Each order's commands applied in partition order: a CancelOrder follows its PlaceOrder in the
+   * partition, so it must find the order (or be refused for another reason), never "no such order"
+   * while the order exists.
+   */
+  private Invariant commandsInPartitionOrder(LoadProducer.Sent sent) throws SQLException {
+    Set<String> notFound =
+        strings(
+            orders,
+            "SELECT "
+                + DELIVERED_KEY
+                + " FROM inbox WHERE operation = 'order-commands' AND status = 'FAILED'"
+                + " AND outcome_code = 404");
+    Set<String> placedKeys =
+        strings(orders, "SELECT DISTINCT " + DELIVERED_PLACED_BY + " FROM orders");
+    long early =
+        OrderPerAggregate.cancelsBeforeTheirOrder(sent.cancelledOrderKeys, notFound, placedKeys);
+    return Invariant.of(
+        "each order's commands applied in partition order",
+        sent.cancelledOrderKeys.size(),
+        early,
+        early
+            + " of "
+            + sent.cancelledOrderKeys.size()
+            + " CancelOrder commands applied before the order they follow");
   }
 
   /** The keys a consumer of {@code operation} claimed, as delivered ({@link #DELIVERED_KEY}). */

@@ -3,6 +3,7 @@ package dev.inboxoutbox.chaos.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.chaos.ChaosOptions;
+import dev.inboxoutbox.chaos.NegativeControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -15,7 +16,8 @@ class ServiceLaunchTest {
 
   @Test
   void crashPointsAreArmedByTheRunsFile() {
-    Map<String, String> properties = ServiceLaunch.chaosProperties(options(0.002, true), ARMED);
+    Map<String, String> properties =
+        ServiceLaunch.chaosProperties(options(0.002, NegativeControl.NONE), ARMED);
 
     assertThat(properties)
         .containsEntry("iox.chaos.arming-file", ARMED.toString())
@@ -27,18 +29,28 @@ class ServiceLaunchTest {
 
   @Test
   void theNegativeControlAsksTheExtensionForANewKeyPerDelivery() {
-    Map<String, String> properties = ServiceLaunch.chaosProperties(options(0, false), ARMED);
+    Map<String, String> properties =
+        ServiceLaunch.chaosProperties(options(0, NegativeControl.NO_DEDUP), ARMED);
 
     assertThat(properties).containsExactly(Map.entry("iox.chaos.dedup-off", "true"));
   }
 
   @Test
+  void theReorderingControlAsksTheExtensionToReverseBatches() {
+    Map<String, String> properties =
+        ServiceLaunch.chaosProperties(options(0, NegativeControl.REORDER), ARMED);
+
+    assertThat(properties).containsExactly(Map.entry("iox.chaos.reorder-batches", "true"));
+  }
+
+  @Test
   void noServiceSettingTouchesDeduplication() {
-    assertThat(ServiceLaunch.chaosProperties(options(0.002, false), ARMED).keySet())
+    assertThat(
+            ServiceLaunch.chaosProperties(options(0.002, NegativeControl.NO_DEDUP), ARMED).keySet())
         .allMatch(name -> name.startsWith("iox.chaos."));
   }
 
-  private static ChaosOptions options(double crashPoints, boolean dedup) {
+  private static ChaosOptions options(double crashPoints, NegativeControl control) {
     return new ChaosOptions(
         1,
         600,
@@ -50,10 +62,11 @@ class ServiceLaunchTest {
         4,
         Duration.ofMillis(500),
         crashPoints,
-        dedup,
+        control,
         0.3,
         0.03,
         0.02,
+        0.05,
         0.3,
         Duration.ofSeconds(120),
         Path.of("."),

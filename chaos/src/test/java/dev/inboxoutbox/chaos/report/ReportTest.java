@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
 import dev.inboxoutbox.chaos.ChaosOptions;
+import dev.inboxoutbox.chaos.NegativeControl;
 import dev.inboxoutbox.chaos.fault.FaultLog.Fault;
 import dev.inboxoutbox.chaos.fault.FaultLog.Kind;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
@@ -120,10 +121,11 @@ class ReportTest {
         1,
         Duration.ofSeconds(1),
         0.0,
-        true,
+        NegativeControl.NONE,
         0.1,
         0.02,
         0.01,
+        0.05,
         0.3,
         Duration.ofSeconds(60),
         Path.of("."),
