@@ -28,6 +28,12 @@ public final class ServiceFleet implements AutoCloseable {
 
   private static final Duration STARTING_VICTIM_MIN_AGE = Duration.ofSeconds(5);
 
+  /** A kill counts as one of a serving instance once the instance has served this long. */
+  public static final Duration SERVING_VICTIM_MIN_AGE = Duration.ofSeconds(3);
+
+  /** At most one kill in this many may hit an instance that is still starting. */
+  private static final int KILLS_PER_START_UP_KILL = 5;
+
   /**
    * An instance that exits this long after an infrastructure fault ended still counts as exiting
    * because of it: one started during a database outage fails its migrations a moment later.
@@ -129,24 +135,28 @@ public final class ServiceFleet implements AutoCloseable {
   }
 
   /**
-   * A victim is an instance that serves (health UP: consumers and relay running), or one that has
-   * been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's own start, into the
-   * application's (on an idle machine it migrates, joins its groups and competes for the relay slot
-   * by then; under load it may still be creating beans), so a kill there is a real crash during
-   * start-up. An instance killed during start-up must serve before it can be killed again, so one
-   * fresh JVM is not killed over and over to make up the count. Never the last serving instance of
-   * a service: the run measures recovery, not an outage.
+   * A victim is an instance that has served (health UP: consumers and relay running) for at least
+   * {@link #SERVING_VICTIM_MIN_AGE}, so it holds partitions, open transactions and, for one of
+   * them, the relay slot. One kill in {@link #KILLS_PER_START_UP_KILL} at most may instead hit an
+   * instance that has been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's
+   * own start, into the application's (migrations, joining its groups, competing for the relay
+   * slot), a real crash during start-up; such an instance must serve before it can be killed again.
+   * Never the last serving instance of a service: the run measures recovery, not an outage.
    */
   private ServiceProcess chooseVictim() {
     List<ServiceProcess> all = all();
     all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
+    boolean startUpKillAllowed =
+        startUpKillAllowed(totalKills(), totalKills() - killsOfServingInstances.get());
     List<ServiceProcess> alive =
         all.stream()
             .filter(ServiceProcess::alive)
             .filter(
                 service ->
-                    service.ready()
-                        || (service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0
+                    servedLongEnough(service)
+                        || (startUpKillAllowed
+                            && !service.ready()
+                            && service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0
                             && !killedDuringStartUp.contains(service)))
             .filter(this::hasServingSibling)
             .toList();
@@ -164,6 +174,15 @@ public final class ServiceFleet implements AutoCloseable {
     ServiceProcess victim = alive.get(random.nextInt(alive.size()));
     record("random", victim);
     return victim;
+  }
+
+  /** Whether one more kill may hit a starting instance and keep them at most one in five. */
+  static boolean startUpKillAllowed(int kills, int startUpKills) {
+    return (startUpKills + 1) * KILLS_PER_START_UP_KILL <= kills + 1;
+  }
+
+  private static boolean servedLongEnough(ServiceProcess service) {
+    return service.servingFor().compareTo(SERVING_VICTIM_MIN_AGE) >= 0;
   }
 
   private boolean hasServingSibling(ServiceProcess service) {
@@ -185,7 +204,7 @@ public final class ServiceFleet implements AutoCloseable {
           victim.name());
     }
     // A crash point fires inside a handler or the relay: that instance was serving by definition.
-    boolean serving = kind.equals("crash-point") || victim.ready();
+    boolean serving = kind.equals("crash-point") || servedLongEnough(victim);
     if (serving) {
       killsOfServingInstances.incrementAndGet();
     } else {

@@ -32,6 +32,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
   private long startedAtNanos;
   private volatile boolean lastReady;
   private volatile boolean servedInThisLife;
+  private volatile long servingSinceNanos;
   private volatile long readyCheckedAtNanos;
 
   public ServiceProcess(
@@ -68,6 +69,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
     startedAtNanos = System.nanoTime();
     starts++;
     servedInThisLife = false;
+    servingSinceNanos = 0;
     forgetReadiness();
   }
 
@@ -98,6 +100,15 @@ public final class ServiceProcess implements WebhookProxy.Target {
   /** How long the current process has been running; zero when it is not. */
   synchronized Duration upFor() {
     return alive() ? Duration.ofNanos(System.nanoTime() - startedAtNanos) : Duration.ZERO;
+  }
+
+  /**
+   * How long the current process has been serving, from the first reading of health UP in its life
+   * (readings are at most a second old); zero when it is not serving now.
+   */
+  Duration servingFor() {
+    long since = servingSinceNanos;
+    return since == 0 || !ready() ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - since);
   }
 
   public synchronized int starts() {
@@ -132,6 +143,9 @@ public final class ServiceProcess implements WebhookProxy.Target {
         get("/actuator/health").map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
     readyCheckedAtNanos = now;
     servedInThisLife |= lastReady;
+    if (lastReady && servingSinceNanos == 0) {
+      servingSinceNanos = now;
+    }
     return lastReady;
   }
 
