@@ -31,6 +31,9 @@ public final class ServiceFleet implements AutoCloseable {
   /** A kill counts as one of a serving instance once the instance has served this long. */
   public static final Duration SERVING_VICTIM_MIN_AGE = Duration.ofSeconds(3);
 
+  /** The chaos extension's {@code CrashInjector.HALT_STATUS}: the exit code of a crash point. */
+  static final int CRASH_POINT_STATUS = 137;
+
   /** At most one kill in this many may hit an instance that is still starting. */
   private static final int KILLS_PER_START_UP_KILL = 5;
 
@@ -228,16 +231,16 @@ public final class ServiceFleet implements AutoCloseable {
   }
 
   /**
-   * Processes that exited on their own, restarted: during or just after an infrastructure fault (a
-   * service cannot start while its database is down) counted as exits during an outage, else as
-   * crash points.
+   * Processes that exited on their own, restarted: see {@link #exitDuringOutage(Integer, boolean)}
+   * for how each is counted.
    */
   private synchronized void restartCrashed() {
     for (ServiceProcess service : all()) {
       if (!service.alive() && !killedByUs.contains(service) && service.starts() > 0) {
         killedByUs.add(service);
         FaultLog log = faults;
-        if (log != null && log.infrastructureFaultWithin(OUTAGE_AFTERMATH_MILLIS)) {
+        boolean afterOutage = log != null && log.infrastructureFaultWithin(OUTAGE_AFTERMATH_MILLIS);
+        if (exitDuringOutage(service.exitCode(), afterOutage)) {
           recordExitDuringOutage(service);
         } else {
           record("crash-point", service);
@@ -245,6 +248,16 @@ public final class ServiceFleet implements AutoCloseable {
         restarts.submit(() -> restartLater(service));
       }
     }
+  }
+
+  /**
+   * Whether a process that exited on its own counts as an exit during an outage rather than a crash
+   * point. A crash point halts with {@link #CRASH_POINT_STATUS}, outage or not; a process that
+   * exited otherwise during or just after an infrastructure fault could not start or run without
+   * its database or broker.
+   */
+  static boolean exitDuringOutage(Integer exitCode, boolean afterOutage) {
+    return afterOutage && (exitCode == null || exitCode != CRASH_POINT_STATUS);
   }
 
   private synchronized void recordExitDuringOutage(ServiceProcess service) {

@@ -16,4 +16,13 @@ class ServiceFleetTest {
     assertThat(ServiceFleet.startUpKillAllowed(19, 3)).as("the twentieth, after three").isTrue();
     assertThat(ServiceFleet.startUpKillAllowed(19, 4)).isFalse();
   }
+
+  @Test
+  void aCrashPointDuringAnOutageIsACrashPoint() {
+    assertThat(ServiceFleet.exitDuringOutage(ServiceFleet.CRASH_POINT_STATUS, true)).isFalse();
+    assertThat(ServiceFleet.exitDuringOutage(1, true))
+        .as("a start-up that failed without its database")
+        .isTrue();
+    assertThat(ServiceFleet.exitDuringOutage(ServiceFleet.CRASH_POINT_STATUS, false)).isFalse();
+  }
 }
