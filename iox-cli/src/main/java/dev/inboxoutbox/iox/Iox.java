@@ -3,6 +3,7 @@ package dev.inboxoutbox.iox;
 import dev.inboxoutbox.benchmarks.BenchCommand;
 import dev.inboxoutbox.chaos.ChaosCommand;
 import dev.inboxoutbox.chaos.PrepareCommand;
+import dev.inboxoutbox.chaos.UpCommand;
 import dev.inboxoutbox.devstack.ChildProcesses;
 import dev.inboxoutbox.provider.ProviderCommand;
 import dev.inboxoutbox.tools.DltCommand;
@@ -23,6 +24,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ChaosCommand.class,
       PrepareCommand.class,
+      UpCommand.class,
       ProduceCommand.class,
       InspectCommand.class,
       RetentionCommand.class,

@@ -76,6 +76,7 @@ class DocsReferencesTest {
           "AckMode",
           "ApplicationContextRunner",
           "AutoConfiguration",
+          "BatchInterceptor",
           "BatchMessageListener",
           "ClassicConfiguration",
           "ContainerCustomizer",

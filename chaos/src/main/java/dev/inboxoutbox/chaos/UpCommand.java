@@ -1,0 +1,232 @@
+package dev.inboxoutbox.chaos;
+
+import dev.inboxoutbox.chaos.fleet.ModuleJars;
+import dev.inboxoutbox.chaos.fleet.ServiceFleet;
+import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
+import dev.inboxoutbox.chaos.fleet.ServiceProcess;
+import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.provider.PaymentProviderSimulator;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Everything a person needs to try the services by hand, in one command: the dev stack, both
+ * services and the payment provider simulator on their usual ports, until Ctrl-C.
+ */
+@Command(
+    name = "up",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Start the dev stack (embedded PostgreSQL, Kafka), order-consumer, payment-consumer and the payment",
+      "provider simulator on their usual ports, print where they are and what to try, and run until Ctrl-C,",
+      "which stops them all."
+    })
+public final class UpCommand implements Callable<Integer> {
+
+  /** The payment provider's webhook secret in development: the simulator's and the services'. */
+  static final String DEV_WEBHOOK_SECRET = "whsec_dev";
+
+  @Option(
+      names = "--postgres-port",
+      paramLabel = "PORT",
+      defaultValue = "15432",
+      description = "Embedded PostgreSQL's port (default ${DEFAULT-VALUE}).")
+  int postgresPort;
+
+  @Option(
+      names = "--kafka-port",
+      paramLabel = "PORT",
+      defaultValue = "19092",
+      description = "Embedded Kafka's port (default ${DEFAULT-VALUE}).")
+  int kafkaPort;
+
+  @Option(
+      names = "--order-port",
+      paramLabel = "PORT",
+      defaultValue = "8081",
+      description = "order-consumer's HTTP port (default ${DEFAULT-VALUE}).")
+  int orderPort;
+
+  @Option(
+      names = "--payment-port",
+      paramLabel = "PORT",
+      defaultValue = "8082",
+      description = "payment-consumer's HTTP port (default ${DEFAULT-VALUE}).")
+  int paymentPort;
+
+  @Option(
+      names = "--provider-port",
+      paramLabel = "PORT",
+      defaultValue = "8090",
+      description = "The payment provider simulator's port (default ${DEFAULT-VALUE}).")
+  int providerPort;
+
+  @Option(
+      names = "--repo",
+      paramLabel = "DIRECTORY",
+      description =
+          "Repository root with the built services (default: current directory or IOX_REPO_ROOT).")
+  Path repo;
+
+  @Option(
+      names = "--reports",
+      paramLabel = "DIRECTORY",
+      defaultValue = "iox-reports",
+      description =
+          "Where the services' logs go, in a directory per start (default ${DEFAULT-VALUE}).")
+  Path reports;
+
+  private final CountDownLatch stopRequested = new CountDownLatch(1);
+  private final CountDownLatch up = new CountDownLatch(1);
+  private final PrintStream out;
+
+  public UpCommand() {
+    this(System.out);
+  }
+
+  UpCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Path root = ModuleJars.repoRoot(repo).toAbsolutePath().normalize();
+    Path logs =
+        Files.createDirectories(
+            reports
+                .toAbsolutePath()
+                .resolve("up-" + Instant.now().toString().replace(':', '-'))
+                .resolve("logs"));
+    DevStackSettings settings =
+        DevStackSettings.fromEnvironment().withPostgresPort(postgresPort).withKafkaPort(kafkaPort);
+    // Closed last first, on Ctrl-C (a shutdown hook) as on a normal stop.
+    Deque<AutoCloseable> running = new ArrayDeque<>();
+    Thread stopOnExit = new Thread(() -> closeAll(running), "iox-up-shutdown");
+    Runtime.getRuntime().addShutdownHook(stopOnExit);
+    try {
+      out.println("starting the dev stack...");
+      DevStack stack = push(running, DevStack.start(settings));
+      Database orders = stack.postgres().database("order_consumer");
+      Database payments = stack.postgres().database("payment_consumer");
+      String bootstrap = stack.kafka().bootstrapServers();
+      PaymentProviderSimulator provider =
+          push(
+              running,
+              PaymentProviderSimulator.builder()
+                  .port(providerPort)
+                  .webhookSecret(DEV_WEBHOOK_SECRET)
+                  .webhookUrl("http://localhost:" + paymentPort + "/webhooks/provider")
+                  .build()
+                  .start());
+      Map<String, String> orderProperties =
+          ServiceLaunch.serviceProperties(orders, bootstrap, "6000", Map.of());
+      Map<String, String> paymentProperties =
+          ServiceLaunch.serviceProperties(
+              payments,
+              bootstrap,
+              "6000",
+              ServiceLaunch.paymentProviderProperties(
+                  provider.baseUrl().toString(), DEV_WEBHOOK_SECRET));
+      ServiceLaunch.Jars jars =
+          ServiceLaunch.prepare(root, orderProperties, paymentProperties, logs, out);
+      ServiceFleet services = push(running, new ServiceFleet(new Random(), Duration.ZERO, out));
+      services.addOrderService(
+          new ServiceProcess("order-consumer", jars.orders(), orderPort, orderProperties, logs));
+      services.addPaymentService(
+          new ServiceProcess(
+              "payment-consumer", jars.payments(), paymentPort, paymentProperties, logs));
+      out.println("starting order-consumer and payment-consumer...");
+      services.start(Duration.ofMinutes(3));
+      printWhereEverythingIs(orders, payments, bootstrap, provider, logs);
+      up.countDown();
+      stopRequested.await();
+      return 0;
+    } finally {
+      closeAll(running);
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopOnExit);
+      } catch (IllegalStateException alreadyShuttingDown) {
+        // Ctrl-C: the hook is what closes everything.
+      }
+    }
+  }
+
+  /** Returns once everything serves; false when {@code timeout} passed first. */
+  boolean awaitUp(Duration timeout) throws InterruptedException {
+    return up.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops everything, as Ctrl-C does. */
+  void stop() {
+    stopRequested.countDown();
+  }
+
+  private void printWhereEverythingIs(
+      Database orders,
+      Database payments,
+      String bootstrap,
+      PaymentProviderSimulator provider,
+      Path logs) {
+    out.printf(
+        """
+
+        up:
+          order-consumer      http://localhost:%1$d   (health: /actuator/health)
+          payment-consumer    http://localhost:%2$d
+          payment provider    %3$s
+          Kafka               %4$s
+          PostgreSQL          %5$s
+                              %6$s
+          logs                %7$s
+
+        try, in another terminal:
+          ./iox produce --bootstrap %4$s --count 100
+          ./iox inspect --jdbc-url %5$s
+          curl -i -X POST http://localhost:%1$d/orders -H 'Content-Type: application/json' \\
+               -H 'Idempotency-Key: 7f8c7a52-3d1e-4c57-9d0e-1f2a3b4c5d6e' \\
+               -d '{"customerId":"c-1","items":[{"sku":"SKU-01","qty":1,"unitPriceCents":1250}]}'
+          ./iox inspect --jdbc-url %6$s
+
+        Ctrl-C stops everything.
+        """,
+        orderPort,
+        paymentPort,
+        provider.baseUrl(),
+        bootstrap,
+        orders.jdbcUrl(),
+        payments.jdbcUrl(),
+        logs);
+  }
+
+  private static <T extends AutoCloseable> T push(Deque<AutoCloseable> running, T resource) {
+    synchronized (running) {
+      running.push(resource);
+    }
+    return resource;
+  }
+
+  private static void closeAll(Deque<AutoCloseable> running) {
+    synchronized (running) {
+      while (!running.isEmpty()) {
+        try {
+          running.pop().close();
+        } catch (Exception e) {
+          System.err.println("iox up: stopping failed: " + e);
+        }
+      }
+    }
+  }
+}
