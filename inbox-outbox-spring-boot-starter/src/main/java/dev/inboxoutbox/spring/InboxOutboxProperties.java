@@ -136,7 +136,7 @@ public record InboxOutboxProperties(
    * @param jdbcUrl Database of the outbox; defaults to spring.datasource.url.
    * @param username A role with REPLICATION; defaults to spring.datasource.username.
    * @param password Defaults to spring.datasource.password.
-   * @param slotName Default iox_outbox_<database>.
+   * @param slotName Default iox_outbox_ followed by the database name.
    * @param publicationName Created by the schema migration.
    * @param topicReplacement Topic per aggregate type; ${routedByValue} is the aggregate type.
    * @param offsetFlushInterval How often acknowledged offsets are stored (Debezium's
