@@ -7,7 +7,7 @@
 #
 # TARGET_DIR receives jre-base.tar; JDK_HOME is a JDK (17 or later) that builds the Java trust
 # store. Needs apt-get and dpkg-deb (a Debian or Ubuntu machine), not root. A second run with the
-# same script reuses the tarball; `./mvnw clean` takes newer packages.
+# same script reuses the tarball; `./mvnw -Pimages clean` takes newer packages.
 set -euo pipefail
 
 target=$(mkdir -p "$1" && cd "$1" && pwd)
