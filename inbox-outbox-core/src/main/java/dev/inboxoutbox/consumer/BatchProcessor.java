@@ -246,8 +246,9 @@ public final class BatchProcessor {
 
   /**
    * Observes a batch at the two moments a crash tests the guarantee: fault-injection and tests
-   * implement it, nothing in the library needs it. Hooks run on the consumer's thread; an exception
-   * thrown from one acts like a crash at that moment.
+   * implement it, nothing in the library needs it. Hooks run on the consumer's thread. An exception
+   * thrown from one is a failure the consumer retries in the same process, not a crash; a crash
+   * test halts the process there ({@code Runtime.halt}).
    */
   public interface Hooks {
 

@@ -20,13 +20,18 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 
 /**
  * HTTP idempotency for Spring MVC: makes methods annotated {@link IdempotentEndpoint} claim their
- * {@code Idempotency-Key} in the application's transaction and replay stored answers.
+ * {@code Idempotency-Key} in the application's transaction and replay stored answers. Ordered after
+ * both transaction managers Boot may create, the JDBC one and Hibernate's {@code
+ * JpaTransactionManager}, so that {@code @ConditionalOnBean(PlatformTransactionManager.class)} sees
+ * whichever the application has; Hibernate's is named, not imported, as the starter does not depend
+ * on JPA.
  */
 @AutoConfiguration(
     after = {
       InboxOutboxAutoConfiguration.class,
       DataSourceTransactionManagerAutoConfiguration.class
-    })
+    },
+    afterName = "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBean({Inbox.class, DataSource.class, PlatformTransactionManager.class})
