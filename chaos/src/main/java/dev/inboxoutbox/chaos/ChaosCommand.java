@@ -3,7 +3,6 @@ package dev.inboxoutbox.chaos;
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
-import dev.inboxoutbox.chaos.fleet.ModuleJars;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.tools.DurationConverter;
 import dev.inboxoutbox.tools.LoadShares;
@@ -118,6 +117,8 @@ public final class ChaosCommand implements Callable<Integer> {
   boolean reorderConsumer;
 
   @CommandLine.Mixin LoadShares shares = new LoadShares();
+
+  @CommandLine.Mixin RunDirectories directories = new RunDirectories();
 
   @Option(
       names = "--webhook-duplicate-share",
@@ -276,20 +277,6 @@ public final class ChaosCommand implements Callable<Integer> {
       description = "How long a killed broker stays down (default ${DEFAULT-VALUE}).")
   Duration brokerDown;
 
-  @Option(
-      names = "--reports",
-      paramLabel = "DIRECTORY",
-      defaultValue = "iox-reports",
-      description = "Report directory (default ${DEFAULT-VALUE}).")
-  Path reports;
-
-  @Option(
-      names = "--repo",
-      paramLabel = "DIRECTORY",
-      description =
-          "Repository root with the built services (default: current directory or IOX_REPO_ROOT).")
-  Path repo;
-
   @Override
   public Integer call() throws Exception {
     if (quick && longRun) {
@@ -303,7 +290,7 @@ public final class ChaosCommand implements Callable<Integer> {
       RunProfile.LONG.applyTo(this, spec.commandLine().getParseResult());
     }
     long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
-    Path root = ModuleJars.repoRoot(repo);
+    Path root = directories.repoRoot();
     ChaosOptions options;
     NetworkChaos.Settings network;
     FaultOptions faultOptions;
@@ -354,8 +341,8 @@ public final class ChaosCommand implements Callable<Integer> {
               shares.cancelShare,
               webhookDuplicates,
               quiescence,
-              root.toAbsolutePath().normalize(),
-              reports.toAbsolutePath());
+              root,
+              directories.reports());
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

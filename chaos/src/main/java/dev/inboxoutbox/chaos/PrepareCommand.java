@@ -1,11 +1,9 @@
 package dev.inboxoutbox.chaos;
 
-import dev.inboxoutbox.chaos.fleet.ModuleJars;
 import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 @Command(
     name = "prepare",
@@ -17,23 +15,13 @@ import picocli.CommandLine.Option;
       "chaos run retrains stale ones itself."
     })
 public final class PrepareCommand implements Callable<Integer> {
-  @Option(
-      names = "--repo",
-      paramLabel = "DIRECTORY",
-      description =
-          "Repository root with the built services (default: current directory or IOX_REPO_ROOT).")
-  Path repo;
 
-  @Option(
-      names = "--reports",
-      paramLabel = "DIRECTORY",
-      defaultValue = "iox-reports",
-      description = "Where the training logs go (default ${DEFAULT-VALUE}).")
-  Path reports;
+  @CommandLine.Mixin RunDirectories directories = new RunDirectories();
 
   @Override
   public Integer call() throws Exception {
-    Path root = ModuleJars.repoRoot(repo).toAbsolutePath().normalize();
-    return ServiceLaunch.prepareFastStart(root, reports.toAbsolutePath(), System.out) ? 0 : 1;
+    return ServiceLaunch.prepareFastStart(directories.repoRoot(), directories.reports(), System.out)
+        ? 0
+        : 1;
   }
 }

@@ -1,6 +1,5 @@
 package dev.inboxoutbox.chaos;
 
-import dev.inboxoutbox.chaos.fleet.ModuleJars;
 import dev.inboxoutbox.chaos.fleet.ServiceFleet;
 import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
 import dev.inboxoutbox.chaos.fleet.ServiceProcess;
@@ -19,6 +18,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -74,20 +74,7 @@ public final class UpCommand implements Callable<Integer> {
       description = "The payment provider simulator's port (default ${DEFAULT-VALUE}).")
   int providerPort;
 
-  @Option(
-      names = "--repo",
-      paramLabel = "DIRECTORY",
-      description =
-          "Repository root with the built services (default: current directory or IOX_REPO_ROOT).")
-  Path repo;
-
-  @Option(
-      names = "--reports",
-      paramLabel = "DIRECTORY",
-      defaultValue = "iox-reports",
-      description =
-          "Where the services' logs go, in a directory per start (default ${DEFAULT-VALUE}).")
-  Path reports;
+  @CommandLine.Mixin RunDirectories directories = new RunDirectories();
 
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private final CountDownLatch up = new CountDownLatch(1);
@@ -103,11 +90,11 @@ public final class UpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Path root = ModuleJars.repoRoot(repo).toAbsolutePath().normalize();
+    Path root = directories.repoRoot();
     Path logs =
         Files.createDirectories(
-            reports
-                .toAbsolutePath()
+            directories
+                .reports()
                 .resolve("up-" + Instant.now().toString().replace(':', '-'))
                 .resolve("logs"));
     DevStackSettings settings =

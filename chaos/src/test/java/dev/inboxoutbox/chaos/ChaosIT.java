@@ -74,11 +74,12 @@ class ChaosIT {
             Duration.ofSeconds(12),
             Duration.ofSeconds(3),
             true);
-    // The failover waits until the relays' slots are on the standby, which took from a few to 26 s
-    // on a busy machine: the load lasts longer than that (900 orders at 20/s), so the services
-    // are still committing when the replication is held and the standby promoted.
+    // The failover waits until the relays' slots are on the standby, which took from a few to 40 s
+    // on a busy machine (the standby's slot sync worker naps up to 30 s): the load lasts well
+    // longer (1,600 orders at 20/s), so the services are still committing when the replication is
+    // held and the standby promoted.
     Run run =
-        run(options(NegativeControl.NONE, 11, Duration.ofSeconds(45), 900, 20), unsafeFailover);
+        run(options(NegativeControl.NONE, 11, Duration.ofSeconds(45), 1600, 20), unsafeFailover);
     assertThat(run.passed).as(run.output).isFalse();
     assertThat(run.output)
         .contains("replication to the standby held")

@@ -231,6 +231,50 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
     }
   }
 
+  /**
+   * Whether the primary's logical slot {@code slot} has moved past what the standby's copy of it
+   * reserved, both {@code restart_lsn} and {@code catalog_xmin}: what the standby's slot sync
+   * worker waits for before its copy lasts through a promotion. The worker looks at its own pace
+   * (it naps up to 30 s, doubling while no slot changes), so {@link #standbySlotSynced(String)}
+   * follows within one of its naps. True once the copy lasts; false while there is no copy.
+   */
+  public synchronized boolean primarySlotPastStandbyReservation(String slot) throws SQLException {
+    String restartLsn;
+    String catalogXmin;
+    try (Connection connection = standby().connect();
+        PreparedStatement copy =
+            connection.prepareStatement(
+                "SELECT temporary, restart_lsn::text, catalog_xmin::text"
+                    + " FROM pg_replication_slots WHERE slot_name = ? AND synced")) {
+      copy.setString(1, slot);
+      try (ResultSet row = copy.executeQuery()) {
+        if (!row.next()) {
+          return false;
+        }
+        if (!row.getBoolean(1)) {
+          return true;
+        }
+        restartLsn = row.getString(2);
+        catalogXmin = row.getString(3);
+      }
+    }
+    if (restartLsn == null || catalogXmin == null) {
+      return false;
+    }
+    try (Connection connection = primary().connect();
+        PreparedStatement passed =
+            connection.prepareStatement(
+                "SELECT restart_lsn >= ?::pg_lsn AND catalog_xmin::text::bigint >= ?"
+                    + " FROM pg_replication_slots WHERE slot_name = ?")) {
+      passed.setString(1, restartLsn);
+      passed.setLong(2, Long.parseLong(catalogXmin));
+      passed.setString(3, slot);
+      try (ResultSet row = passed.executeQuery()) {
+        return row.next() && row.getBoolean(1);
+      }
+    }
+  }
+
   @Override
   public synchronized boolean failoverReady() throws SQLException {
     List<String> slots = new ArrayList<>();

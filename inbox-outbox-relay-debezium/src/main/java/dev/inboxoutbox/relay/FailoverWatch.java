@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the leading relay's view of a failover current: every {@link #INTERVAL} it assesses again
@@ -27,11 +29,14 @@ import java.util.function.Consumer;
  */
 final class FailoverWatch {
 
+  private static final Logger log = LoggerFactory.getLogger(FailoverWatch.class);
+
   static final Duration INTERVAL = Duration.ofSeconds(2);
 
   private final FailoverReadiness readiness;
   private final Consumer<List<String>> risksChanged;
   private List<String> risks;
+  private boolean loggingSnapshots;
   private Instant next = Instant.MIN;
 
   /**
@@ -52,6 +57,15 @@ final class FailoverWatch {
     if (!assessment.risks().equals(risks)) {
       risks = assessment.risks();
       risksChanged.accept(risks);
+    }
+    if (assessment.logStandbySnapshots() != loggingSnapshots) {
+      loggingSnapshots = assessment.logStandbySnapshots();
+      log.info(
+          loggingSnapshots
+              ? "logging a snapshot of the running transactions every {} for the standbys' copies"
+                  + " of the relay's slot"
+              : "no standby keeps a copy of the relay's slot: no more snapshots every {}",
+          INTERVAL);
     }
     if (assessment.logStandbySnapshots()) {
       try (Statement statement = connection.createStatement()) {
