@@ -2,7 +2,6 @@ package dev.inboxoutbox.devstack;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,8 +86,8 @@ public final class KafkaCluster implements AutoCloseable {
     int[] controllerPorts = new int[BROKERS];
     StringBuilder voters = new StringBuilder();
     for (int i = 0; i < BROKERS; i++) {
-      ports[i] = freePort();
-      controllerPorts[i] = freePort();
+      ports[i] = FreePorts.belowEphemeralRange();
+      controllerPorts[i] = FreePorts.belowEphemeralRange();
       voters
           .append(i == 0 ? "" : ",")
           .append(i + 1)
@@ -101,7 +100,9 @@ public final class KafkaCluster implements AutoCloseable {
       Optional<TcpProxy> proxy =
           behindProxies
               ? Optional.of(
-                  new TcpProxy("kafka-" + (i + 1), new InetSocketAddress("127.0.0.1", freePort())))
+                  new TcpProxy(
+                      "kafka-" + (i + 1),
+                      new InetSocketAddress("127.0.0.1", FreePorts.belowEphemeralRange())))
               : Optional.empty();
       proxy.ifPresent(proxies::add);
       brokers.add(
@@ -240,12 +241,6 @@ public final class KafkaCluster implements AutoCloseable {
             "broker " + broker.nodeId() + " not listening " + timeout + " after its restart");
       }
       Thread.sleep(100);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 

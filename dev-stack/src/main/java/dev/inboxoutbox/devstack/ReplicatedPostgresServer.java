@@ -4,7 +4,6 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -78,7 +77,11 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
       Path binaries = EmbeddedPostgresProcesses.binaries(firstData);
       PostgresNode a = new PostgresNode("node_a", binaries, firstData, first.getPort());
       PostgresNode b =
-          new PostgresNode("node_b", binaries, workDir.resolve("data-" + run + "-b"), freePort());
+          new PostgresNode(
+              "node_b",
+              binaries,
+              workDir.resolve("data-" + run + "-b"),
+              FreePorts.belowEphemeralRange());
       TcpProxy address =
           new TcpProxy(
               "postgres", new InetSocketAddress("127.0.0.1", a.port()), settings.postgresPort());
@@ -400,12 +403,6 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
       statement.execute("SELECT pg_reload_conf()");
     } catch (SQLException e) {
       throw new DevStackException("cannot set " + setting + " on " + primary(), e);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 }
