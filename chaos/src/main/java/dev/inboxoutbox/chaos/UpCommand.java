@@ -76,17 +76,7 @@ public final class UpCommand implements Callable<Integer> {
 
   @CommandLine.Mixin RunDirectories directories = new RunDirectories();
 
-  private final CountDownLatch stopRequested = new CountDownLatch(1);
-  private final CountDownLatch up = new CountDownLatch(1);
-  private final PrintStream out;
-
-  public UpCommand() {
-    this(System.out);
-  }
-
-  UpCommand(PrintStream out) {
-    this.out = out;
-  }
+  private final PrintStream out = System.out;
 
   @Override
   public Integer call() throws Exception {
@@ -138,8 +128,8 @@ public final class UpCommand implements Callable<Integer> {
       out.println("starting order-consumer and payment-consumer...");
       services.start(Duration.ofMinutes(3));
       printWhereEverythingIs(orders, payments, bootstrap, provider, logs);
-      up.countDown();
-      stopRequested.await();
+      // Runs until Ctrl-C or SIGTERM: the shutdown hook stops everything.
+      new CountDownLatch(1).await();
       return 0;
     } finally {
       closeAll(running);
@@ -149,16 +139,6 @@ public final class UpCommand implements Callable<Integer> {
         // Ctrl-C: the hook is what closes everything.
       }
     }
-  }
-
-  /** Returns once everything serves; false when {@code timeout} passed first. */
-  boolean awaitUp(Duration timeout) throws InterruptedException {
-    return up.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-  }
-
-  /** Stops everything, as Ctrl-C does. */
-  void stop() {
-    stopRequested.countDown();
   }
 
   private void printWhereEverythingIs(
