@@ -13,6 +13,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,7 +59,8 @@ class IoxUpIT {
                 "--order-port=" + orders,
                 "--payment-port=" + payments,
                 "--provider-port=" + provider,
-                "--repo=" + REPO)
+                "--repo=" + REPO,
+                "--reports=" + Files.createTempDirectory("iox-up-reports"))
             .start();
     Thread reader = new Thread(() -> readLines(up, output), "iox-up-output");
     reader.setDaemon(true);
