@@ -15,12 +15,15 @@ import dev.inboxoutbox.inbox.Scope;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,8 +39,10 @@ import java.util.UUID;
  * the completion: the public API's {@code claimAll} + {@code completeAll}) and in one write (the
  * consumer's {@code claimAllPresumingSuccess} + {@code correctPresumedSuccesses}, every outcome a
  * bare success). Runs on an empty inbox and on one pre-filled with random keys, so a cost that
- * grows with the table shows. Each figure is the median of the repeats after a warm-up run, in the
- * run's {@link BenchFigures}; never part of the tests' pass/fail.
+ * grows with the table shows. Beside them, the least claim a unique index allows ({@link
+ * #LEAST_CLAIM}), the floor the inbox's claim is compared with. Each figure is the median of the
+ * repeats after a warm-up run, in the run's {@link BenchFigures}; never part of the tests'
+ * pass/fail.
  */
 final class InboxSqlBench {
 
@@ -59,6 +64,24 @@ final class InboxSqlBench {
   private static final String INSERT_STATE =
       """
       INSERT INTO bench_state (key, amount) SELECT k, 1 FROM unnest(?::text[]) AS k
+      """;
+
+  /**
+   * The least any claim through a unique index can be: a 16-byte digest as the primary key and an
+   * expiry, nothing readable, no constraint, one {@code INSERT ... ON CONFLICT DO NOTHING
+   * RETURNING}. Measured beside the inbox so a target no such claim reaches shows as such.
+   */
+  private static final String CREATE_LEAST_CLAIM =
+      """
+      CREATE TABLE bench_least_claim (key_hash bytea PRIMARY KEY, expires_at timestamptz NOT NULL)
+      """;
+
+  private static final String LEAST_CLAIM =
+      """
+      INSERT INTO bench_least_claim (key_hash, expires_at)
+      SELECT d, now() + interval '7 days' FROM unnest(?::bytea[]) AS d ORDER BY d
+      ON CONFLICT DO NOTHING
+      RETURNING key_hash
       """;
 
   /** Random UUID-shaped keys, so the primary key index is as scattered as with real keys. */
@@ -180,6 +203,7 @@ final class InboxSqlBench {
     private final Database db;
     private final Connection connection;
     private final List<Double> baseline = new ArrayList<>();
+    private final Samples leastClaim = new Samples();
     private final Map<Recording, Samples> samples = new EnumMap<>(Recording.class);
     private long[] updatesBefore;
 
@@ -190,6 +214,7 @@ final class InboxSqlBench {
       this.connection = db.connect();
       try (Statement statement = connection.createStatement()) {
         statement.execute(CREATE_STATE);
+        statement.execute(CREATE_LEAST_CLAIM);
         if (fillfactor.isPresent()) {
           statement.execute("ALTER TABLE inbox SET (fillfactor = " + fillfactor.getAsInt() + ")");
         }
@@ -208,6 +233,7 @@ final class InboxSqlBench {
 
     void warmUp() throws SQLException {
       run(connection, null, new Timings());
+      runLeastClaim(connection, new Timings());
       for (Recording recording : Recording.values()) {
         run(connection, recording, new Timings());
       }
@@ -217,6 +243,7 @@ final class InboxSqlBench {
     void measureOnce() throws SQLException {
       Timings plain = run(connection, null, new Timings());
       baseline.add(plain.microsPerKey(plain.total));
+      leastClaim.add(runLeastClaim(connection, new Timings()));
       for (Recording recording : Recording.values()) {
         samples.get(recording).add(run(connection, recording, new Timings()));
       }
@@ -242,6 +269,23 @@ final class InboxSqlBench {
               "µs/key",
               Better.LOWER,
               baseline,
+              Optional.empty(),
+              Optional.empty());
+      figures.add(
+          PART,
+          label + ": least claim (digest + expiry only): + state insert + commit",
+          "µs/key",
+          Better.LOWER,
+          leastClaim.total,
+          Optional.of(plain),
+          Optional.empty());
+      Figure least =
+          figures.add(
+              PART,
+              label + ": least claim (digest + expiry only)",
+              "µs/key",
+              Better.LOWER,
+              leastClaim.claim,
               Optional.empty(),
               Optional.empty());
       Map<Recording, Figure> claimAndOutcome = new EnumMap<>(Recording.class);
@@ -280,7 +324,7 @@ final class InboxSqlBench {
                 "µs/key",
                 Better.LOWER,
                 measured.claimAndOutcome,
-                Optional.empty(),
+                Optional.of(least),
                 Optional.of(Target.atMost(TARGET_MICROS_PER_KEY))));
       }
       return claimAndOutcome;
@@ -333,6 +377,44 @@ final class InboxSqlBench {
       claim.add(run.microsPerKey(run.claim));
       outcome.add(run.microsPerKey(run.outcome));
       claimAndOutcome.add(run.microsPerKey(run.claim + run.outcome));
+    }
+  }
+
+  /** One run of batches claimed through {@link #LEAST_CLAIM} instead of the inbox. */
+  private Timings runLeastClaim(Connection connection, Timings timings) throws SQLException {
+    for (int b = 0; b < batchesPerRun; b++) {
+      String[] keys = new String[BATCH];
+      byte[][] digests = new byte[BATCH][];
+      for (int i = 0; i < BATCH; i++) {
+        keys[i] = UUID.randomUUID().toString();
+        digests[i] = leastClaimDigest(keys[i]);
+      }
+      long started = System.nanoTime();
+      try (PreparedStatement claim = connection.prepareStatement(LEAST_CLAIM)) {
+        claim.setArray(1, connection.createArrayOf("bytea", digests));
+        try (ResultSet claimed = claim.executeQuery()) {
+          while (claimed.next()) {
+            claimed.getBytes(1);
+          }
+        }
+      }
+      timings.claim += System.nanoTime() - started;
+      try (PreparedStatement insert = connection.prepareStatement(INSERT_STATE)) {
+        insert.setArray(1, connection.createArrayOf("text", keys));
+        insert.executeUpdate();
+      }
+      connection.commit();
+      timings.total += System.nanoTime() - started;
+    }
+    return timings;
+  }
+
+  private static byte[] leastClaimDigest(String key) {
+    try {
+      return Arrays.copyOf(
+          MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)), 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every JVM", e);
     }
   }
 
