@@ -2,7 +2,11 @@ package dev.inboxoutbox.examples.jpa;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
+import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -63,6 +67,21 @@ final class ExampleApplication implements AutoCloseable {
   URI uri(String path) {
     int port = ((WebServerApplicationContext) context).getWebServer().getPort();
     return URI.create("http://localhost:" + port + path);
+  }
+
+  /** {@code POST /shipments} with {@code key} as its {@code Idempotency-Key}. */
+  HttpResponse<String> postShipment(String key, String order, int quantity)
+      throws IOException, InterruptedException {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(uri("/shipments"))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key)
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"orderId\":\"" + order + "\",\"quantity\":" + quantity + "}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   @Override

@@ -7,8 +7,6 @@ import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import dev.inboxoutbox.testing.kafka.TopicWriter;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -92,18 +90,7 @@ class NonExposingJpaDialectIT {
           .contains("the transaction manager does not manage the inbox's data source");
     }
 
-    String key = "http-" + UUID.randomUUID();
-    HttpResponse<String> answer =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(app.uri("/shipments"))
-                    .header("Content-Type", "application/json")
-                    .header("Idempotency-Key", key)
-                    .POST(
-                        HttpRequest.BodyPublishers.ofString(
-                            "{\"orderId\":\"http-" + order + "\",\"quantity\":1}"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> answer = app.postShipment("http-" + UUID.randomUUID(), "http-" + order, 1);
     assertThat(answer.statusCode()).isEqualTo(500);
 
     assertThat(count("SELECT count(*) FROM shipment")).as("nothing written").isZero();

@@ -13,8 +13,6 @@ import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import dev.inboxoutbox.testing.kafka.TopicWriter;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -53,7 +51,6 @@ class ShipmentApplicationIT {
   private static final Set<String> RETURNED = ConcurrentHashMap.newKeySet();
 
   private static ExampleApplication app;
-  private final HttpClient http = HttpClient.newHttpClient();
 
   /** Not a {@code @Configuration}: the application's component scan must not pick it up. */
   static class HandlerReturns {
@@ -71,7 +68,9 @@ class ShipmentApplicationIT {
   @BeforeAll
   static void start() {
     app =
-        ExampleApplication.start(List.of(HandlerReturns.class), "shipments.orders-topic=" + ORDERS);
+        ExampleApplication.start(
+            List.of(HandlerReturns.class, ConnectionAtRequestEnd.class),
+            "shipments.orders-topic=" + ORDERS);
   }
 
   @AfterAll
@@ -184,6 +183,22 @@ class ShipmentApplicationIT {
   }
 
   @Test
+  void withOpenInViewTheRequestsSessionKeepsItsConnectionPastTheCommitUntilTheRequestEnds()
+      throws Exception {
+    String key = "http-" + UUID.randomUUID();
+
+    assertThat(post(key, "order-in-view-" + RUN, 1).statusCode()).isEqualTo(201);
+    assertThat(ConnectionAtRequestEnd.held(key)).isTrue();
+
+    ConnectionAtRequestEnd.forget(key);
+    HttpResponse<String> replay = post(key, "order-in-view-" + RUN, 1);
+    assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(ConnectionAtRequestEnd.held(key))
+        .as("a replay opens the claim's transaction too")
+        .isTrue();
+  }
+
+  @Test
   void aPostWhoseInsertFailsAtCommitLeavesNoClaimSoTheKeyRunsAgain() throws Exception {
     String order = "order-http-zero-" + RUN;
     String key = "http-" + UUID.randomUUID();
@@ -213,15 +228,7 @@ class ShipmentApplicationIT {
       """;
 
   private HttpResponse<String> post(String key, String order, int quantity) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(app.uri("/shipments"))
-            .header("Content-Type", "application/json")
-            .header("Idempotency-Key", key)
-            .POST(
-                HttpRequest.BodyPublishers.ofString(
-                    "{\"orderId\":\"" + order + "\",\"quantity\":" + quantity + "}"))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return app.postShipment(key, order, quantity);
   }
 
   private static void sendTogether(RecordBuilder... records) {
