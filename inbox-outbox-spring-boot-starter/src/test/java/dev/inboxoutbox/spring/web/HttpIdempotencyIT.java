@@ -8,6 +8,7 @@ import dev.inboxoutbox.testing.jdbc.Rows;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +19,7 @@ import java.security.Principal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -85,7 +87,8 @@ class HttpIdempotencyIT {
 
     @PostMapping("/widgets")
     @IdempotentEndpoint
-    ResponseEntity<?> create(IdempotencyKey key, @RequestBody Map<String, String> widget)
+    ResponseEntity<?> create(
+        IdempotencyKey key, @RequestBody Map<String, String> widget, HttpServletResponse response)
         throws InterruptedException {
       String name = widget.get("name");
       long id =
@@ -99,6 +102,15 @@ class HttpIdempotencyIT {
           release.await();
         }
         case "boom" -> throw new IllegalStateException("the endpoint failed after its write");
+        case "boom-after-header" -> {
+          response.setHeader("Location", "/widgets/" + id);
+          throw new IllegalStateException("the endpoint failed after setting a header");
+        }
+        case "fails-at-commit" ->
+            // A second row with the same deferred-unique value: the commit, not the INSERT, fails.
+            jdbc.sql("INSERT INTO widgets (name, idempotency_key, at_commit) VALUES (?, ?, 1)")
+                .params(name, key.value())
+                .update();
         case "unavailable" -> {
           return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).build();
         }
@@ -119,7 +131,11 @@ class HttpIdempotencyIT {
         DevStackApplication.start(
             App.class,
             WebApplicationType.SERVLET,
-            "CREATE TABLE widgets (id bigserial PRIMARY KEY, name text NOT NULL, idempotency_key text NOT NULL)",
+            """
+            CREATE TABLE widgets (id bigserial PRIMARY KEY, name text NOT NULL,
+                                  idempotency_key text NOT NULL,
+                                  at_commit int UNIQUE DEFERRABLE INITIALLY DEFERRED)
+            """,
             "server.port=0",
             "inbox-outbox.http.tenant-header=X-Tenant",
             "inbox-outbox.retention.enabled=false");
@@ -237,6 +253,23 @@ class HttpIdempotencyIT {
     HttpResponse<String> retry = post(key, "{\"name\":\"boom\"}");
     assertThat(retry.statusCode()).as("a retry runs the endpoint again").isEqualTo(500);
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+  }
+
+  @Test
+  void aFailedEndpointOrCommitAnswersWithoutTheHeadersTheEndpointSet() throws Exception {
+    execute("INSERT INTO widgets (name, idempotency_key, at_commit) VALUES ('seed', 'seed', 1)");
+    for (String name : List.of("boom-after-header", "fails-at-commit")) {
+      String key = UUID.randomUUID().toString();
+
+      HttpResponse<String> failed = post(key, "{\"name\":\"" + name + "\"}");
+
+      assertThat(failed.statusCode()).as(name).isEqualTo(500);
+      assertThat(failed.headers().firstValue("Location"))
+          .as("%s: the Location of a widget that does not exist", name)
+          .isEmpty();
+      assertThat(count("SELECT count(*) FROM widgets WHERE idempotency_key = ?", key)).isZero();
+      assertThat(count("SELECT count(*) FROM inbox WHERE idempotency_key = ?", key)).isZero();
+    }
   }
 
   @Test
