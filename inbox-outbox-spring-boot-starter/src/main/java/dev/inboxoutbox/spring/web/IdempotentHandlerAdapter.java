@@ -131,7 +131,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
         new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     definition.setName("idempotent " + claim.scope().operation());
     TransactionStatus transaction = transactions.getTransaction(definition);
-    CapturingResponse answer;
+    CapturingResponse answer = new CapturingResponse(response);
     try {
       if (!withConnection(connection -> InFlightLock.tryAcquire(connection, claim))) {
         transactions.rollback(transaction);
@@ -144,7 +144,7 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
         answerRepeat(result, response);
         return;
       }
-      answer = invoke(request, response, method);
+      invoke(request, answer, method);
       if (answer.getStatus() >= 500) {
         transactions.rollback(transaction);
       } else {
@@ -164,15 +164,14 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
           failure.addSuppressed(rollbackFailure);
         }
       }
+      answer.withdraw();
       throw failure;
     }
     answer.release();
   }
 
-  private CapturingResponse invoke(
-      HttpServletRequest request, HttpServletResponse response, HandlerMethod method)
+  private void invoke(HttpServletRequest request, CapturingResponse answer, HandlerMethod method)
       throws Exception {
-    CapturingResponse answer = new CapturingResponse(response);
     ModelAndView view = invoker.getObject().handle(request, answer, method);
     if (view != null) {
       throw new UnstorableResponseException(
@@ -188,14 +187,13 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
               + " its transaction commits",
           null);
     }
-    if (response.isCommitted()) {
+    if (answer.getResponse().isCommitted()) {
       throw new UnstorableResponseException(
           method
               + " sent its answer itself (sendRedirect or a flush); it is held until the"
               + " transaction commits",
           null);
     }
-    return answer;
   }
 
   private void answerRepeat(ClaimResult result, HttpServletResponse response) throws IOException {
