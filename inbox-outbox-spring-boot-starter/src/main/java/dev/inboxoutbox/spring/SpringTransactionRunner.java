@@ -2,11 +2,18 @@ package dev.inboxoutbox.spring;
 
 import dev.inboxoutbox.consumer.TransactionRunner;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -22,9 +29,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>The transaction manager must manage {@code dataSource} (a {@code
  * DataSourceTransactionManager}, or a {@code JpaTransactionManager} whose dialect exposes the JDBC
  * connection); otherwise no connection is bound to the transaction and the batch fails instead of
- * writing outside it.
+ * writing outside it. As a bean it checks that once the context's singletons exist, so such an
+ * application fails to start rather than fail every record ({@link #requireBoundConnection}).
  */
-public final class SpringTransactionRunner implements TransactionRunner {
+public final class SpringTransactionRunner
+    implements TransactionRunner, SmartInitializingSingleton {
+
+  private static final Logger log = LoggerFactory.getLogger(SpringTransactionRunner.class);
 
   private final TransactionTemplate template;
   private final DataSource dataSource;
@@ -36,6 +47,60 @@ public final class SpringTransactionRunner implements TransactionRunner {
     template.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
     template.setName("inbox-outbox batch");
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+  }
+
+  @Override
+  public void afterSingletonsInstantiated() {
+    requireBoundConnection(template.getTransactionManager(), dataSource);
+  }
+
+  /**
+   * Opens one transaction of {@code transactionManager} and fails when it binds no connection of
+   * {@code dataSource}: the inbox would then claim on a connection of its own, outside the
+   * transaction the application's writes run in. A database that cannot be reached yet is not a
+   * verdict: the check is left to each transaction then.
+   *
+   * @throws IllegalStateException when the transaction manager binds no connection of {@code
+   *     dataSource}
+   */
+  public static void requireBoundConnection(
+      PlatformTransactionManager transactionManager, DataSource dataSource) {
+    TransactionTemplate probe = new TransactionTemplate(transactionManager);
+    probe.setName("inbox-outbox start-up check");
+    boolean bound;
+    try {
+      bound =
+          Boolean.TRUE.equals(
+              probe.execute(
+                  status -> {
+                    status.setRollbackOnly();
+                    Connection connection = DataSourceUtils.getConnection(dataSource);
+                    try {
+                      return !connection.getAutoCommit();
+                    } catch (SQLException e) {
+                      throw new CannotGetJdbcConnectionException("reading auto-commit", e);
+                    } finally {
+                      DataSourceUtils.releaseConnection(connection, dataSource);
+                    }
+                  }));
+    } catch (TransactionException | DataAccessException unreachable) {
+      log.warn(
+          "cannot check at start-up that {} binds the inbox's connection ({}); each transaction"
+              + " checks it",
+          transactionManager.getClass().getSimpleName(),
+          unreachable.toString());
+      return;
+    }
+    if (!bound) {
+      throw new IllegalStateException(
+          transactionManager.getClass().getName()
+              + " binds no connection of the application's DataSource to its transactions, so the"
+              + " inbox's claims would commit apart from the application's writes: a"
+              + " JpaTransactionManager needs a JpaDialect that exposes the JDBC connection"
+              + " (HibernateJpaDialect, as Boot configures) and the DataSource of its"
+              + " EntityManagerFactory; other transaction managers must manage that DataSource"
+              + " (docs/jpa.md)");
+    }
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import dev.inboxoutbox.inbox.Inbox.Status;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.inbox.Scope;
+import dev.inboxoutbox.spring.SpringTransactionRunner;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -50,7 +52,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * <p>An exception from the endpoint rolls back and propagates to Spring MVC's exception handling
  * unchanged (nothing is stored, a retry runs again), exactly as {@code @Transactional} would.
  */
-final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
+final class IdempotentHandlerAdapter
+    implements HandlerAdapter, Ordered, SmartInitializingSingleton {
 
   /** Request attribute holding the {@link ClaimRequest} the endpoint runs under. */
   static final String CLAIM_ATTRIBUTE = IdempotentHandlerAdapter.class.getName() + ".claim";
@@ -75,6 +78,14 @@ final class IdempotentHandlerAdapter implements HandlerAdapter, Ordered {
   }
 
   /** Ahead of {@link RequestMappingHandlerAdapter}, which would otherwise take the method. */
+  /**
+   * An application whose requests could only fail does not start ({@link SpringTransactionRunner}).
+   */
+  @Override
+  public void afterSingletonsInstantiated() {
+    SpringTransactionRunner.requireBoundConnection(transactions, dataSource);
+  }
+
   @Override
   public int getOrder() {
     return Ordered.HIGHEST_PRECEDENCE;
