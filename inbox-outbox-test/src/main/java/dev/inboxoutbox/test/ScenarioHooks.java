@@ -1,0 +1,160 @@
+package dev.inboxoutbox.test;
+
+import dev.inboxoutbox.consumer.BatchProcessor;
+import dev.inboxoutbox.consumer.IncomingMessage;
+import dev.inboxoutbox.consumer.RetryLaterException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The kit's observation and fault points in the consumer's batches. Only records the kit sent (they
+ * carry {@link #TEST_KEY_HEADER}) are observed: other consumers of a Spring application, and
+ * records of other tests, pass untouched.
+ */
+final class ScenarioHooks implements BatchProcessor.Hooks {
+
+  /** Carries the scenario's key on every record the kit sends, whatever key extractor is set. */
+  static final String TEST_KEY_HEADER = "iox-test-key";
+
+  enum Fault {
+    NONE,
+    FAIL_AFTER_WRITES,
+    CRASH_BEFORE_COMMIT,
+    CRASH_AFTER_COMMIT,
+    HOLD_FIRST_TRANSACTION
+  }
+
+  private volatile Fault fault = Fault.NONE;
+  private volatile Duration hold = Duration.ZERO;
+  private volatile boolean dead;
+  private final AtomicInteger crashes = new AtomicInteger();
+  private final Set<String> failedKeys = ConcurrentHashMap.newKeySet();
+  private final Set<String> heldKeys = ConcurrentHashMap.newKeySet();
+  private final Set<String> handled = ConcurrentHashMap.newKeySet();
+
+  /** Positions ({@code topic-partition@offset}) of the kit's records whose batch committed. */
+  private final Set<String> committed = ConcurrentHashMap.newKeySet();
+
+  void arm(Fault fault, Duration hold) {
+    failedKeys.clear();
+    heldKeys.clear();
+    handled.clear();
+    crashes.set(0);
+    dead = false;
+    this.hold = hold;
+    this.fault = fault;
+  }
+
+  void disarm() {
+    fault = Fault.NONE;
+    dead = false;
+  }
+
+  /** The consumers were restarted: the new "process" is alive. */
+  void revive() {
+    dead = false;
+  }
+
+  int crashes() {
+    return crashes.get();
+  }
+
+  Set<String> failedKeys() {
+    return Set.copyOf(failedKeys);
+  }
+
+  /** Kit keys whose handler returned at least once, in any transaction (committed or not). */
+  Set<String> handledKeys() {
+    return Set.copyOf(handled);
+  }
+
+  boolean committed(String position) {
+    return committed.contains(position);
+  }
+
+  static String position(String topic, int partition, long offset) {
+    return topic + "-" + partition + "@" + offset;
+  }
+
+  @Override
+  public void handlerReturned(IncomingMessage message) {
+    String key = message.header(TEST_KEY_HEADER).orElse(null);
+    if (key == null) {
+      return;
+    }
+    handled.add(key);
+    if (dead) {
+      throw new SimulatedCrash("(the process is already dead)");
+    }
+    switch (fault) {
+      case FAIL_AFTER_WRITES -> {
+        if (failedKeys.add(key)) {
+          // Transient on purpose: the batch rolls back and comes back whole, as after a lost
+          // connection, instead of being retried record by record into dead letters.
+          throw new RetryLaterException(
+              "iox test kit: failure after the handler's writes for key " + key, null);
+        }
+      }
+      case CRASH_BEFORE_COMMIT -> crash("after the handler's writes, before the database commit");
+      case HOLD_FIRST_TRANSACTION -> {
+        if (heldKeys.add(key)) {
+          holdTransactionOpen();
+        }
+      }
+      default -> {
+        // nothing injected
+      }
+    }
+  }
+
+  @Override
+  public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
+    boolean ours = false;
+    for (ConsumerRecord<String, byte[]> record : records) {
+      if (record.headers().lastHeader(TEST_KEY_HEADER) != null) {
+        ours = true;
+        break;
+      }
+    }
+    if (!ours) {
+      return;
+    }
+    if (dead) {
+      throw new SimulatedCrash("(the process is already dead)");
+    }
+    if (fault == Fault.CRASH_AFTER_COMMIT) {
+      crash("after the database commit, before the offset commit");
+    }
+    for (ConsumerRecord<String, byte[]> record : records) {
+      if (record.headers().lastHeader(TEST_KEY_HEADER) != null) {
+        committed.add(position(record.topic(), record.partition(), record.offset()));
+      }
+    }
+  }
+
+  /** Crashes once per scenario; until the consumers are restarted, every kit batch dies too. */
+  private void crash(String where) {
+    if (crashes.get() == 0) {
+      crashes.incrementAndGet();
+      dead = true;
+      throw new SimulatedCrash(where);
+    }
+  }
+
+  /**
+   * Keeps the first transaction of a key open for a moment, so that a copy of the key on another
+   * partition reaches its claim while this one has not committed: the race the inbox must settle.
+   */
+  private void holdTransactionOpen() {
+    try {
+      // A deliberate pause inside an open transaction: the race needs the overlap.
+      Thread.sleep(hold.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.inboxoutbox.test;
+
+import dev.inboxoutbox.spring.IdempotentConsumers;
+import java.util.List;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
+import org.springframework.context.ApplicationContext;
+
+/**
+ * The listener containers the starter runs for the application's {@code
+ * IdempotentConsumerDefinition} beans. A simulated crash ends a container's consumer thread with
+ * the {@link SimulatedCrash} error (spring-kafka stops a container on an {@link Error}); the kit
+ * then stops every container and starts them anew, so fresh Kafka consumers join the group and read
+ * from its last committed offsets.
+ */
+final class SpringTarget implements Target {
+
+  private final ApplicationContext context;
+  private final ScenarioHooks hooks;
+  private final IdempotentConsumers consumers;
+
+  SpringTarget(ApplicationContext context) {
+    this.context = context;
+    try {
+      this.hooks = context.getBean(ScenarioHooks.class);
+    } catch (NoSuchBeanDefinitionException e) {
+      throw new IllegalStateException(
+          "the application context has no test kit hooks: add"
+              + " @Import(ExactlyOnceTestConfiguration.class) to the test",
+          e);
+    }
+    try {
+      this.consumers = context.getBean(IdempotentConsumers.class);
+    } catch (NoSuchBeanDefinitionException e) {
+      throw new IllegalStateException(
+          "the application context runs no idempotent consumers: declare an"
+              + " IdempotentConsumerDefinition bean for the handler under test",
+          e);
+    }
+  }
+
+  @Override
+  public ScenarioHooks hooks() {
+    return hooks;
+  }
+
+  @Override
+  public String bootstrapServers() {
+    KafkaConnectionDetails connection =
+        context.getBeanProvider(KafkaConnectionDetails.class).getIfAvailable();
+    if (connection != null) {
+      return String.join(",", connection.getProducer().getBootstrapServers());
+    }
+    return context.getEnvironment().getProperty("spring.kafka.bootstrap-servers");
+  }
+
+  @Override
+  public void start(int instances) {
+    // The application's containers, as many as its concurrency says: the kit adds none.
+    if (!consumers.isRunning()) {
+      consumers.start();
+    }
+  }
+
+  @Override
+  public void restart() {
+    consumers.stop();
+    hooks.revive();
+    consumers.start();
+  }
+
+  @Override
+  public void stop() {
+    // The containers belong to the application context, which stops them when it closes.
+  }
+
+  @Override
+  public List<Throwable> loopFailures() {
+    return List.of();
+  }
+
+  @Override
+  public void close() {
+    // as stop()
+  }
+}

@@ -1,0 +1,31 @@
+package dev.inboxoutbox.test;
+
+import java.util.List;
+
+/** How the kit's records reach the application's consumers, and how those are restarted. */
+interface Target extends AutoCloseable {
+
+  /** The hooks the consumers call. */
+  ScenarioHooks hooks();
+
+  /** Kafka's bootstrap servers, when the target knows them (a Spring context does). */
+  String bootstrapServers();
+
+  /** Consumers running for a scenario: {@code instances} of them where the kit starts them. */
+  void start(int instances);
+
+  /**
+   * After a simulated crash: every consumer is stopped without committing further offsets, then
+   * fresh ones join the group and read from its last committed offsets.
+   */
+  void restart();
+
+  /** The scenario is over. */
+  void stop();
+
+  /** Failures of the consumers' loops other than a simulated crash, for the report. */
+  List<Throwable> loopFailures();
+
+  @Override
+  void close();
+}
