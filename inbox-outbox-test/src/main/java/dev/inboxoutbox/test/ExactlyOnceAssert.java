@@ -58,7 +58,10 @@ public final class ExactlyOnceAssert extends AbstractAssert<ExactlyOnceAssert, E
     return check(ExactlyOnceKit::crashAfterCommit);
   }
 
-  /** Copies of each key on several partitions, consumed by two consumers at once: one effect. */
+  /**
+   * Copies of each key on several partitions, consumed by the group's consumers at once (two for a
+   * plain consumer, the listener concurrency in Spring): one effect per key.
+   */
   public ExactlyOnceAssert survivesConcurrentDuplicates() {
     return check(ExactlyOnceKit::concurrentDuplicates);
   }

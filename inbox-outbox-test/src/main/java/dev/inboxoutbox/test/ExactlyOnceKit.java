@@ -231,27 +231,31 @@ public final class ExactlyOnceKit implements AutoCloseable {
   ScenarioReport concurrentDuplicates() {
     return run(
         "concurrent duplicates",
-        "each key sent once to each partition (up to "
+        "each key sent once to each partition (at least twice, to at most "
             + RACE_COPIES
-            + "), consumed by two consumers of the group at once; each key's first transaction is"
-            + " held open "
+            + " partitions), consumed by the group's consumers at once (two for a plain consumer,"
+            + " the listener concurrency in Spring); each key's first transaction is held open "
             + RACE_HOLD.toMillis()
             + " ms so the other copies claim while it is uncommitted",
         "race",
         ScenarioHooks.Fault.HOLD_FIRST_TRANSACTION,
         2,
         (report, keys) -> {
-          int partitions = Math.min(RACE_COPIES, producer.partitionsFor(topic).size());
-          if (partitions > 1) {
-            awaitCondition(
-                report,
-                "two consumers of the group sharing the partitions of " + topic,
-                () -> GroupProbe.partitionsSpread(kafka, topic, patience));
-          }
+          int partitions = producer.partitionsFor(topic).size();
+          int members = Math.min(target.raceConsumers(), partitions);
+          awaitCondition(
+              report,
+              members
+                  + " consumer(s) of the group sharing the "
+                  + partitions
+                  + " partition(s) of "
+                  + topic,
+              () -> GroupProbe.partitionsSpread(kafka, topic, members, patience));
           List<String> sent = new ArrayList<>();
           for (String key : keys) {
-            for (int partition = 0; partition < Math.max(2, partitions); partition++) {
-              sent.add(send(key, payload.apply(key), partition % partitions));
+            int copies = Math.max(2, Math.min(RACE_COPIES, partitions));
+            for (int copy = 0; copy < copies; copy++) {
+              sent.add(send(key, payload.apply(key), copy % partitions));
             }
           }
           awaitProcessed(report, sent);

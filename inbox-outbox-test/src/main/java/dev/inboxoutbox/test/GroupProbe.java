@@ -22,11 +22,11 @@ final class GroupProbe {
   private GroupProbe() {}
 
   /**
-   * Whether a stable group has every partition of {@code topic} assigned, over at least two members
-   * (or one per partition, whichever is fewer): the duplicates the race sends then reach different
-   * consumers at once.
+   * Whether a stable group has every partition of {@code topic} assigned, over at least {@code
+   * members} members: the duplicates the race sends then reach different consumers at once.
    */
-  static boolean partitionsSpread(Map<String, Object> kafka, String topic, Duration patience)
+  static boolean partitionsSpread(
+      Map<String, Object> kafka, String topic, int members, Duration patience)
       throws InterruptedException, ExecutionException, TimeoutException {
     try (Admin admin = Admin.create(kafka)) {
       long seconds = Math.max(1, patience.toSeconds());
@@ -50,7 +50,7 @@ final class GroupProbe {
           continue;
         }
         Set<Integer> assigned = new HashSet<>();
-        int members = 0;
+        int holding = 0;
         for (MemberDescription member : group.members()) {
           boolean holds = false;
           for (TopicPartition partition : member.assignment().topicPartitions()) {
@@ -59,9 +59,9 @@ final class GroupProbe {
               holds = true;
             }
           }
-          members += holds ? 1 : 0;
+          holding += holds ? 1 : 0;
         }
-        if (assigned.size() == partitions && members >= Math.min(2, partitions)) {
+        if (assigned.size() == partitions && holding >= members) {
           return true;
         }
       }

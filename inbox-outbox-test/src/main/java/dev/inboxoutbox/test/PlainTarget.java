@@ -65,6 +65,12 @@ final class PlainTarget implements Target {
     }
   }
 
+  /** The kit starts two consumers from the factory for the race. */
+  @Override
+  public int raceConsumers() {
+    return 2;
+  }
+
   @Override
   public synchronized void restart() {
     int instances = running.size();

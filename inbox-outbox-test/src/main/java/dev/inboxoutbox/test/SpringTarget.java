@@ -5,6 +5,7 @@ import java.util.List;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.context.ApplicationContext;
+import org.springframework.core.env.Environment;
 
 /**
  * The listener containers the starter runs for the application's {@code
@@ -60,6 +61,18 @@ final class SpringTarget implements Target {
     if (!consumers.isRunning()) {
       consumers.start();
     }
+  }
+
+  /** The listener threads per consumer, as the starter sets them. */
+  @Override
+  public int raceConsumers() {
+    Environment environment = context.getEnvironment();
+    Integer concurrency =
+        environment.getProperty(
+            "inbox-outbox.consumer.concurrency",
+            Integer.class,
+            environment.getProperty("spring.kafka.listener.concurrency", Integer.class, 1));
+    return Math.max(1, concurrency);
   }
 
   @Override

@@ -20,6 +20,9 @@ interface Target extends AutoCloseable {
    */
   void restart();
 
+  /** How many consumers of the group the race scenario can count on (threads or instances). */
+  int raceConsumers();
+
   /** The scenario is over. */
   void stop();
 
