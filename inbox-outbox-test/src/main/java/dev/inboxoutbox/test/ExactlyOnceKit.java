@@ -319,6 +319,7 @@ public final class ExactlyOnceKit implements AutoCloseable {
     }
     ScenarioReport report = new ScenarioReport(name, description);
     ScenarioHooks hooks = target.hooks();
+    target.drainLoopFailures();
     hooks.arm(fault, RACE_HOLD);
     try {
       target.start(instances);
@@ -334,7 +335,7 @@ public final class ExactlyOnceKit implements AutoCloseable {
         }
       }
       target
-          .loopFailures()
+          .drainLoopFailures()
           .forEach(failure -> report.problem("a consumer loop failed: " + failure));
       return report;
     } catch (RuntimeException e) {

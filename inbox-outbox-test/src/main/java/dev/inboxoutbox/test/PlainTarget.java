@@ -96,8 +96,10 @@ final class PlainTarget implements Target {
   }
 
   @Override
-  public List<Throwable> loopFailures() {
-    return List.copyOf(failures);
+  public synchronized List<Throwable> drainLoopFailures() {
+    List<Throwable> drained = List.copyOf(failures);
+    failures.removeAll(drained);
+    return drained;
   }
 
   @Override

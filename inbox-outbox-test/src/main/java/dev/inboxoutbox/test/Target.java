@@ -26,8 +26,11 @@ interface Target extends AutoCloseable {
   /** The scenario is over. */
   void stop();
 
-  /** Failures of the consumers' loops other than a simulated crash, for the report. */
-  List<Throwable> loopFailures();
+  /**
+   * Failures of the consumers' loops other than a simulated crash since the last call, for the
+   * scenario's report.
+   */
+  List<Throwable> drainLoopFailures();
 
   @Override
   void close();
