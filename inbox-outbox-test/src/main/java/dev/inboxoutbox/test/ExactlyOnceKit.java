@@ -322,12 +322,23 @@ public final class ExactlyOnceKit implements AutoCloseable {
     target.drainLoopFailures();
     hooks.arm(fault, RACE_HOLD);
     try {
+      long suspensionsBefore = target.transactionSuspensions(topic);
       target.start(instances);
+      long suspensions;
       try {
         body.run(report, scenarioKeys);
       } finally {
         hooks.disarm();
+        suspensions = target.transactionSuspensions(topic) - suspensionsBefore;
         target.stop();
+      }
+      if (suspensions > 0) {
+        report.problem(
+            "the handler suspended the batch transaction "
+                + suspensions
+                + " time(s) (REQUIRES_NEW or NOT_SUPPORTED, the consumer's"
+                + " transactionSuspensions counter): what it wrote there commits on its own,"
+                + " outside the exactly-once guarantee");
       }
       if (!report.timedOut()) {
         for (String key : scenarioKeys) {

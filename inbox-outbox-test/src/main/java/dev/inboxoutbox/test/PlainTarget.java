@@ -18,6 +18,9 @@ final class PlainTarget implements Target {
   private final List<Throwable> failures = new CopyOnWriteArrayList<>();
   private int generation;
 
+  /** Suspensions counted by consumers already closed. */
+  private long closedSuspensions;
+
   private record Running(IdempotentConsumer consumer, Thread thread) {}
 
   PlainTarget(ExactlyOnceKit.ConsumerFactory factory) {
@@ -79,10 +82,21 @@ final class PlainTarget implements Target {
     start(instances);
   }
 
+  /** The factory's consumers read one topic each: the kit's. */
+  @Override
+  public synchronized long transactionSuspensions(String topic) {
+    long total = closedSuspensions;
+    for (Running each : running) {
+      total += each.consumer().stats().snapshot().transactionSuspensions();
+    }
+    return total;
+  }
+
   @Override
   public synchronized void stop() {
     for (Running each : running) {
       each.consumer().close();
+      closedSuspensions += each.consumer().stats().snapshot().transactionSuspensions();
     }
     for (Running each : running) {
       try {

@@ -1,7 +1,10 @@
 package dev.inboxoutbox.test;
 
+import dev.inboxoutbox.consumer.ConsumerStats;
+import dev.inboxoutbox.spring.IdempotentConsumerDefinition;
 import dev.inboxoutbox.spring.IdempotentConsumers;
 import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.context.ApplicationContext;
@@ -73,6 +76,20 @@ final class SpringTarget implements Target {
             Integer.class,
             environment.getProperty("spring.kafka.listener.concurrency", Integer.class, 1));
     return Math.max(1, concurrency);
+  }
+
+  @Override
+  public long transactionSuspensions(String topic) {
+    Map<String, ConsumerStats> stats = consumers.stats();
+    long total = 0;
+    for (IdempotentConsumerDefinition definition :
+        context.getBeanProvider(IdempotentConsumerDefinition.class)) {
+      ConsumerStats consumer = stats.get(definition.operation());
+      if (definition.topics().contains(topic) && consumer != null) {
+        total += consumer.snapshot().transactionSuspensions();
+      }
+    }
+    return total;
   }
 
   @Override

@@ -23,6 +23,12 @@ interface Target extends AutoCloseable {
   /** How many consumers of the group the race scenario can count on (threads or instances). */
   int raceConsumers();
 
+  /**
+   * How often the consumers reading {@code topic} have seen their handler suspend the batch
+   * transaction so far ({@code ConsumerStats} counts it; plain JDBC transactions cannot tell).
+   */
+  long transactionSuspensions(String topic);
+
   /** The scenario is over. */
   void stop();
 

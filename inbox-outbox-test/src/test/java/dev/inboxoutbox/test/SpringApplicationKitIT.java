@@ -136,6 +136,19 @@ class SpringApplicationKitIT {
     }
   }
 
+  @Test
+  void aRequiresNewWriteIsCaughtFromTheConsumersCountersWhenEveryKeyHasOneEffect() {
+    try (ExactlyOnceKit kit = kit(AUDITED, "kit_audit")) {
+      // Duplicates never reach the handler, so each key has its one audit row; the counter of
+      // suspended batch transactions still tells that the row was written outside the guarantee.
+      assertThatThrownBy(() -> assertThat(kit).survivesDuplicateDelivery())
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("scenario 'duplicate delivery'")
+          .hasMessageContaining("0 of 3 keys without exactly one effect")
+          .hasMessageContaining("the handler suspended the batch transaction 3 time(s)");
+    }
+  }
+
   private ExactlyOnceKit kit(String topic, String table) {
     String count = "SELECT count(*) FROM " + table + " WHERE order_key = ?";
     return ExactlyOnceKit.forApplication(context)
