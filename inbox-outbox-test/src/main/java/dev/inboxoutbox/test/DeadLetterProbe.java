@@ -33,6 +33,8 @@ final class DeadLetterProbe {
     try (KafkaConsumer<String, byte[]> reader =
         new KafkaConsumer<>(properties, new StringDeserializer(), new ByteArrayDeserializer())) {
       await("dead letters of " + keys + " on " + topic)
+          // A consumer thread ended by an earlier scenario's simulated crash is not this wait's.
+          .dontCatchUncaughtExceptions()
           .atMost(patience)
           .pollInterval(Duration.ofMillis(100))
           .until(
