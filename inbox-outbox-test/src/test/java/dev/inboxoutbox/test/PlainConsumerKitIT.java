@@ -14,6 +14,7 @@ import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.Topics;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -117,6 +118,31 @@ class PlainConsumerKitIT {
           .hasMessageContaining(
               "scenario 'crash after the database commit, before the offset commit'")
           .hasMessageContaining(": 2 effects (expected exactly 1)");
+    }
+  }
+
+  @Test
+  void aConsumerWhoseKeyIncludesThePayloadIsCaughtByTheConflictScenario() {
+    // The key names the content, not the request: a reused key with another payload is a new key.
+    ConsumerSettings.Builder keyWithContent =
+        ConsumerSettings.builder("kit-plain-key-with-content")
+            .keyExtractor(
+                (record, payload) ->
+                    new String(
+                            record.headers().lastHeader("Idempotency-Key").value(),
+                            StandardCharsets.UTF_8)
+                        + "#"
+                        + payload.hashCode());
+    try (ExactlyOnceKit kit = kit(TRANSACTIONAL, keyWithContent)) {
+      assertThat(kit).survivesDuplicateDelivery();
+      assertThatThrownBy(() -> assertThat(kit).refusesConflictingPayload())
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("scenario 'same key, another payload'")
+          .hasMessageContaining("3 of 3 keys without exactly one effect")
+          .hasMessageMatching("(?s).*key conflict-\\w+-2-0: 2 effects \\(expected exactly 1\\).*")
+          .hasMessageMatching(
+              "(?s).*key conflict-\\w+-2-0: expected a CONFLICT dead letter on kit-plain-\\w+\\.DLT,"
+                  + " found none.*");
     }
   }
 
