@@ -28,7 +28,9 @@ final class InboxStatements {
    * while this one waited on the index is not in it (the lookup yields NULL), and {@link #FIND}
    * reads it afterwards in a fresh snapshot. Existing rows are looked up one by one through the
    * primary key (LATERAL ... LIMIT 1): a plain join lets the planner hash or scan the whole inbox
-   * once per batch while the table is small enough, a cost that grows with every row.
+   * once per batch while the table is small enough, a cost that grows with every row. Only keys not
+   * claimed come back: a batch of new keys reads an empty result instead of a mostly NULL row per
+   * key.
    */
   private static final String CLAIM_TEMPLATE =
       """
@@ -49,7 +51,7 @@ final class InboxStatements {
           ON CONFLICT DO NOTHING
           RETURNING key_hash
       )
-      SELECT o.position, c.key_hash IS NOT NULL AS claimed,
+      SELECT o.position, false AS claimed,
              e.tenant, e.principal, e.operation, e.idempotency_key,
              e.request_hash, e.status, e.outcome_kind, e.outcome_code, e.outcome_body::text,
              e.created_at, e.expires_at, e.outcome_pruned_at
@@ -60,6 +62,7 @@ final class InboxStatements {
           WHERE c.key_hash IS NULL AND i.key_hash = o.key_hash
           LIMIT 1
       ) e ON true
+      WHERE c.key_hash IS NULL
       ORDER BY o.position
       """;
 
@@ -170,7 +173,16 @@ final class InboxStatements {
       statement.setArray(++index, connection.createArrayOf("text", hashes));
       statement.setArray(++index, connection.createArrayOf("float8", outcomeTtls));
       statement.setArray(++index, connection.createArrayOf("float8", keyTtls));
-      return readRows(statement, requests);
+      List<Row> notClaimed = readRows(statement, requests);
+      boolean[] returned = new boolean[n];
+      notClaimed.forEach(row -> returned[row.position() - 1] = true);
+      List<Row> rows = new ArrayList<>(notClaimed);
+      for (int i = 0; i < n; i++) {
+        if (!returned[i]) {
+          rows.add(new Row(i + 1, true, null));
+        }
+      }
+      return rows;
     }
   }
 
