@@ -104,7 +104,16 @@ class DocsReferencesTest {
           "PlatformTransactionManager",
           "PropertiesLauncher",
           "TransactionSynchronization",
-          "TransactionTemplate");
+          "TransactionTemplate",
+          // JPA and Hibernate under Spring (docs/jpa.md)
+          "DefaultJpaDialect",
+          "EntityManagerFactory",
+          "GenerationType",
+          "HibernateJpaAutoConfiguration",
+          "HibernateJpaDialect",
+          "LocalContainerEntityManagerFactoryBean",
+          "OpenEntityManagerInViewInterceptor",
+          "TransactionAutoConfiguration");
 
   private static List<Path> pages;
   private static Map<String, String> sourcesByType;
