@@ -87,7 +87,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--relay-poll-interval-ms",
       paramLabel = "MILLIS",
-      defaultValue = "10",
+      defaultValue = "25",
       description =
           "The relay's Debezium poll.interval.ms (default ${DEFAULT-VALUE}, the relay's default).")
   long relayPollIntervalMs;

@@ -18,7 +18,7 @@ public final class RelaySettings {
   public static final Duration DEFAULT_OFFSET_FLUSH_INTERVAL = Duration.ofSeconds(1);
 
   /** See {@link Builder#pollInterval(Duration)}. */
-  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(10);
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(25);
 
   /** See {@link Builder#maxBatchSize(int)}; Debezium's own default. */
   public static final int DEFAULT_MAX_BATCH_SIZE = 2048;
@@ -262,8 +262,9 @@ public final class RelaySettings {
      * hands over what it has (every batch short of {@link #maxBatchSize(int)} waits the whole
      * interval), and how long the connector pauses after finding the replication stream empty. It
      * bounds the time from commit to publish; a shorter interval makes more, smaller batches, each
-     * with its own stamp and flush; each quiet interval costs a wake-up and no query. Debezium's
-     * default is 500 ms. Default 10 ms.
+     * with its own stamp and flush; each quiet interval costs a wake-up of two threads and no
+     * query, which on a 2-core virtual machine made an idle relay use 0.12 of a core at 10 ms, 0.06
+     * at 25 ms and 0.016 at 500 ms (Debezium's default). Default 25 ms.
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;

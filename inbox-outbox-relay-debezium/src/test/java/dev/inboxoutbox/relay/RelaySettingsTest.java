@@ -39,7 +39,7 @@ class RelaySettingsTest {
     Properties engine = engineProperties(required().build());
 
     assertThat(engine)
-        .containsEntry("poll.interval.ms", "10")
+        .containsEntry("poll.interval.ms", "25")
         .containsEntry("max.batch.size", "2048")
         .containsEntry("max.queue.size", "8192")
         .containsEntry("offset.flush.interval.ms", "1000");
