@@ -16,15 +16,14 @@ import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.FreePorts;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.MachineLoad;
 import dev.inboxoutbox.devstack.TcpProxy;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import dev.inboxoutbox.provider.WebhookStats;
 import dev.inboxoutbox.tools.LoadProducer;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -189,12 +188,20 @@ final class ChaosRun {
       for (int i = 1; i <= options.orderInstances(); i++) {
         fleet.addOrderService(
             new ServiceProcess(
-                "order-consumer-" + i, jars.orders(), freePort(), orderProperties, logs));
+                "order-consumer-" + i,
+                jars.orders(),
+                FreePorts.belowEphemeralRange(),
+                orderProperties,
+                logs));
       }
       for (int i = 1; i <= options.paymentInstances(); i++) {
         fleet.addPaymentService(
             new ServiceProcess(
-                "payment-consumer-" + i, jars.payments(), freePort(), paymentProperties, logs));
+                "payment-consumer-" + i,
+                jars.payments(),
+                FreePorts.belowEphemeralRange(),
+                paymentProperties,
+                logs));
       }
       fleet.start(Duration.ofMinutes(3));
       out.printf(
@@ -362,11 +369,5 @@ final class ChaosRun {
     long min = options.killIntervalMin().toMillis();
     long max = options.killIntervalMax().toMillis();
     return Duration.ofMillis(min + (long) (random.nextDouble() * Math.max(0, max - min)));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -8,19 +8,21 @@ import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Ports for processes started later (brokers, a standby) to listen on. A port the kernel hands out
- * for {@code bind(0)} comes from the ephemeral range, the same range outgoing connections draw
- * from, and one of them could take it before the process binds ("Address already in use" at a
- * broker's start-up). These are picked below that range instead, and checked to be free.
+ * Ports for processes started later (brokers, a standby, services and Kafka Connect workers, which
+ * are restarted on the same port after a kill) to listen on. A port the kernel hands out for {@code
+ * bind(0)} comes from the ephemeral range, the same range outgoing connections draw from, and one
+ * of them could take it before the process binds ("Address already in use" at a broker's start-up).
+ * These are picked below that range instead, and checked to be free.
  */
-final class FreePorts {
+public final class FreePorts {
 
   private static final int LOWEST = 10_000;
   private static final int ATTEMPTS = 200;
 
   private FreePorts() {}
 
-  static int belowEphemeralRange() throws IOException {
+  /** A port free now, below the kernel's ephemeral range where it can tell. */
+  public static int belowEphemeralRange() throws IOException {
     int ceiling = ephemeralRangeStart();
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       int port = ThreadLocalRandom.current().nextInt(LOWEST, ceiling);

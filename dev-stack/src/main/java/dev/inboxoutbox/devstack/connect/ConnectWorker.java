@@ -2,9 +2,9 @@ package dev.inboxoutbox.devstack.connect;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.inboxoutbox.devstack.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -206,8 +206,8 @@ public final class ConnectWorker implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+    try {
+      return FreePorts.belowEphemeralRange();
     } catch (IOException e) {
       throw new UncheckedIOException("no free port for a worker", e);
     }
