@@ -77,7 +77,6 @@ final class IdempotentHandlerAdapter
     this.properties = properties;
   }
 
-  /** Ahead of {@link RequestMappingHandlerAdapter}, which would otherwise take the method. */
   /**
    * An application whose requests could only fail does not start ({@link SpringTransactionRunner}).
    */
@@ -86,6 +85,7 @@ final class IdempotentHandlerAdapter
     SpringTransactionRunner.requireBoundConnection(transactions, dataSource);
   }
 
+  /** Ahead of {@link RequestMappingHandlerAdapter}, which would otherwise take the method. */
   @Override
   public int getOrder() {
     return Ordered.HIGHEST_PRECEDENCE;
