@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -100,11 +101,29 @@ class IoxUpIT {
             () -> run("inspect", "--jdbc-url", ordersDatabase, "--json"),
             inspect -> inspect.contains("order-payments") && inspect.contains("OrderPaid"));
 
-    up.destroy();
+    int linesBeforeStop = output.size();
+    // SIGTERM through the handle: Process.destroy() would also close the pipe the stop is read
+    // from.
+    up.toHandle().destroy();
     assertThat(up.waitFor(90, TimeUnit.SECONDS)).as("iox up stopped on SIGTERM").isTrue();
-    for (int port : List.of(postgres, kafka, orders, payments, provider)) {
-      assertThat(listening(port)).as("port %d closed", port).isFalse();
-    }
+    reader.join(Duration.ofSeconds(10).toMillis());
+    Map<String, Integer> ports =
+        Map.of(
+            "PostgreSQL", postgres,
+            "Kafka", kafka,
+            "order-consumer", orders,
+            "payment-consumer", payments,
+            "payment provider", provider);
+    ports.forEach(
+        (what, port) ->
+            assertThat(listening(port)).as("%s's port %d closed", what, port).isFalse());
+    // Everything is stopped in order before the JVM exits: no broker writing into a directory
+    // already deleted, no service instance restarted behind the stop.
+    List<String> stopping = output.subList(linesBeforeStop, output.size());
+    assertThat(stopping)
+        .as(String.join("\n", stopping))
+        .contains("stopped.")
+        .noneMatch(line -> line.contains("ERROR") || line.contains("Exception"));
   }
 
   private static ProcessBuilder iox(String... arguments) {
