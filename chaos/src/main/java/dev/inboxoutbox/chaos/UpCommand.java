@@ -6,6 +6,7 @@ import dev.inboxoutbox.chaos.fleet.ServiceProcess;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.StopSignal;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -17,7 +18,6 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -89,7 +89,8 @@ public final class UpCommand implements Callable<Integer> {
                 .resolve("logs"));
     DevStackSettings settings =
         DevStackSettings.fromEnvironment().withPostgresPort(postgresPort).withKafkaPort(kafkaPort);
-    // Closed last first, on Ctrl-C (a shutdown hook) as on a normal stop.
+    // Closed last first: after Ctrl-C or SIGTERM in this thread, and by a shutdown hook when the
+    // JVM exits for another reason.
     Deque<AutoCloseable> running = new ArrayDeque<>();
     Thread stopOnExit = new Thread(() -> closeAll(running), "iox-up-shutdown");
     Runtime.getRuntime().addShutdownHook(stopOnExit);
@@ -128,17 +129,18 @@ public final class UpCommand implements Callable<Integer> {
       out.println("starting order-consumer and payment-consumer...");
       services.start(Duration.ofMinutes(3));
       printWhereEverythingIs(orders, payments, bootstrap, provider, logs);
-      // Runs until Ctrl-C or SIGTERM: the shutdown hook stops everything.
-      new CountDownLatch(1).await();
-      return 0;
+      StopSignal.await();
+      out.println("stopping...");
     } finally {
       closeAll(running);
       try {
         Runtime.getRuntime().removeShutdownHook(stopOnExit);
       } catch (IllegalStateException alreadyShuttingDown) {
-        // Ctrl-C: the hook is what closes everything.
+        // The JVM exits for a reason of its own: the hook is what closes everything.
       }
     }
+    out.println("stopped.");
+    return 0;
   }
 
   private void printWhereEverythingIs(

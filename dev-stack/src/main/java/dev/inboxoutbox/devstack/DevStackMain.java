@@ -1,7 +1,5 @@
 package dev.inboxoutbox.devstack;
 
-import java.util.concurrent.CountDownLatch;
-
 /**
  * Runs the dev stack on fixed ports until interrupted, so services started by hand can share it:
  * PostgreSQL on 15432 and Kafka on 19092 unless {@code IOX_POSTGRES_PORT}/{@code IOX_KAFKA_PORT}
@@ -20,21 +18,13 @@ public final class DevStackMain {
       settings = settings.withKafkaPort(19092);
     }
     String databaseName = args.length > 0 ? args[0] : "iox";
-    DevStack stack = DevStack.start(settings);
-    Database database = stack.postgres().database(databaseName);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  stack.close();
-                  stopped.countDown();
-                },
-                "dev-stack-shutdown"));
-    System.out.println("IOX_JDBC_URL=" + database.jdbcUrl());
-    System.out.println("IOX_JDBC_USER=" + database.username());
-    System.out.println("IOX_KAFKA_BOOTSTRAP=" + stack.kafka().bootstrapServers());
-    System.out.println("dev stack running; Ctrl-C stops it");
-    stopped.await();
+    try (DevStack stack = DevStack.start(settings)) {
+      Database database = stack.postgres().database(databaseName);
+      System.out.println("IOX_JDBC_URL=" + database.jdbcUrl());
+      System.out.println("IOX_JDBC_USER=" + database.username());
+      System.out.println("IOX_KAFKA_BOOTSTRAP=" + stack.kafka().bootstrapServers());
+      System.out.println("dev stack running; Ctrl-C stops it");
+      StopSignal.await();
+    }
   }
 }

@@ -1,0 +1,41 @@
+package dev.inboxoutbox.devstack;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import sun.misc.Signal;
+
+/**
+ * Ctrl-C, SIGTERM and SIGHUP as a request to stop that the program serves itself, in order, before
+ * the JVM exits. Left to the JVM, each signal starts every shutdown hook at once: Kafka's test kit
+ * deletes the broker's log directory while the broker still writes to it, and a service killed by
+ * one hook is restarted by the fleet another hook is still closing.
+ */
+public final class StopSignal {
+
+  private static final List<String> STOPPING_SIGNALS = List.of("INT", "TERM", "HUP");
+
+  private StopSignal() {}
+
+  /**
+   * Waits for the first of those signals; a second one exits at once, through the shutdown hooks
+   * (for someone whose stop hangs).
+   */
+  public static void await() throws InterruptedException {
+    CountDownLatch received = new CountDownLatch(1);
+    for (String name : STOPPING_SIGNALS) {
+      try {
+        Signal.handle(
+            new Signal(name),
+            signal -> {
+              if (received.getCount() == 0) {
+                new Thread(() -> System.exit(128 + signal.getNumber()), "stop-now").start();
+              }
+              received.countDown();
+            });
+      } catch (IllegalArgumentException notHandledHere) {
+        // A signal the JVM reserves (as with -Xrs): the shutdown hooks remain its stop.
+      }
+    }
+    received.await();
+  }
+}
