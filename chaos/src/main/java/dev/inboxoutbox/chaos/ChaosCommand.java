@@ -4,12 +4,14 @@ import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
 import dev.inboxoutbox.devstack.KafkaCluster;
+import dev.inboxoutbox.devstack.StopSignal;
 import dev.inboxoutbox.tools.DurationConverter;
 import dev.inboxoutbox.tools.LoadShares;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,6 +28,10 @@ import picocli.CommandLine.Option;
       "for quiet and verifies. Exit code 1 on any violation, 2 on invalid options."
     })
 public final class ChaosCommand implements Callable<Integer> {
+
+  /** The shell's code for a command ended by Ctrl-C. */
+  private static final int STOPPED_BY_SIGNAL = 130;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -346,7 +352,24 @@ public final class ChaosCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    return new ChaosRun(options, faultOptions, network, System.out).run() ? 0 : 1;
+    // A stop signal interrupts the run: its resources then close in order, as after a failure.
+    AtomicBoolean stopRequested = new AtomicBoolean();
+    Thread run = Thread.currentThread();
+    StopSignal.onFirst(
+        () -> {
+          stopRequested.set(true);
+          run.interrupt();
+        });
+    try {
+      return new ChaosRun(options, faultOptions, network, System.out).run() ? 0 : 1;
+    } catch (Exception e) {
+      if (!stopRequested.get()) {
+        throw e;
+      }
+      System.out.printf(
+          "%niox chaos: stopped before the verdict; every process the run started is stopped%n");
+      return STOPPED_BY_SIGNAL;
+    }
   }
 
   private NegativeControl negativeControl() {

@@ -2,13 +2,15 @@ package dev.inboxoutbox.devstack;
 
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import sun.misc.Signal;
 
 /**
  * Ctrl-C, SIGTERM and SIGHUP as a request to stop that the program serves itself, in order, before
  * the JVM exits. Left to the JVM, each signal starts every shutdown hook at once: Kafka's test kit
- * deletes the broker's log directory while the broker still writes to it, and a service killed by
- * one hook is restarted by the fleet another hook is still closing.
+ * deletes the broker's log directory while the broker still writes to it, the hook that kills child
+ * processes kills the {@code pg_ctl stop} of embedded PostgreSQL's own hook, and a service killed
+ * by one hook is restarted by the fleet another hook is still closing.
  */
 public final class StopSignal {
 
@@ -17,25 +19,32 @@ public final class StopSignal {
   private StopSignal() {}
 
   /**
-   * Waits for the first of those signals; a second one exits at once, through the shutdown hooks
-   * (for someone whose stop hangs).
+   * From now on the first of those signals runs {@code stop} (on a thread of its own); a second one
+   * exits at once, through the shutdown hooks, for someone whose stop hangs.
    */
-  public static void await() throws InterruptedException {
-    CountDownLatch received = new CountDownLatch(1);
+  public static void onFirst(Runnable stop) {
+    AtomicBoolean received = new AtomicBoolean();
     for (String name : STOPPING_SIGNALS) {
       try {
         Signal.handle(
             new Signal(name),
             signal -> {
-              if (received.getCount() == 0) {
+              if (received.getAndSet(true)) {
                 new Thread(() -> System.exit(128 + signal.getNumber()), "stop-now").start();
+              } else {
+                stop.run();
               }
-              received.countDown();
             });
       } catch (IllegalArgumentException notHandledHere) {
         // A signal the JVM reserves (as with -Xrs): the shutdown hooks remain its stop.
       }
     }
+  }
+
+  /** Waits for the first of those signals. */
+  public static void await() throws InterruptedException {
+    CountDownLatch received = new CountDownLatch(1);
+    onFirst(received::countDown);
     received.await();
   }
 }

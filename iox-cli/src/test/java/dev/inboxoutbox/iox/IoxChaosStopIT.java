@@ -48,8 +48,6 @@ class IoxChaosStopIT {
             "--quick",
             "--orders=20000",
             "--rate=100",
-            "--order-instances=1",
-            "--payment-instances=1",
             "--repo=" + REPO,
             "--reports=" + Files.createTempDirectory("iox-chaos-stop")));
     chaos = new ProcessBuilder(command).redirectErrorStream(true).start();
