@@ -3,10 +3,10 @@ package dev.inboxoutbox.iox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.inboxoutbox.devstack.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,11 +47,11 @@ class IoxUpIT {
 
   @Test
   void upStartsEverythingThatProduceInspectAndHttpUseAndStopsItAll() throws Exception {
-    int postgres = freePort();
-    int kafka = freePort();
-    int orders = freePort();
-    int payments = freePort();
-    int provider = freePort();
+    int postgres = FreePorts.belowEphemeralRange();
+    int kafka = FreePorts.belowEphemeralRange();
+    int orders = FreePorts.belowEphemeralRange();
+    int payments = FreePorts.belowEphemeralRange();
+    int provider = FreePorts.belowEphemeralRange();
     up =
         iox(
                 "up",
@@ -161,12 +161,6 @@ class IoxUpIT {
       return true;
     } catch (IOException closed) {
       return false;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 }
