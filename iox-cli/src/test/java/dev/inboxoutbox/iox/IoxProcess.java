@@ -1,0 +1,106 @@
+package dev.inboxoutbox.iox;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/** {@code iox} started as its own process, as a person runs it, its output read line by line. */
+final class IoxProcess implements AutoCloseable {
+
+  static final Path REPO =
+      Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
+
+  private final Process process;
+  private final List<String> output = new CopyOnWriteArrayList<>();
+  private final Thread reader;
+
+  private IoxProcess(Process process) {
+    this.process = process;
+    this.reader = new Thread(this::readOutput, "iox-output");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  static IoxProcess start(String... arguments) throws IOException {
+    return new IoxProcess(command(arguments).start());
+  }
+
+  /** Runs a command to its end and returns what it printed. */
+  static String run(String... arguments) throws IOException, InterruptedException {
+    Process process = command(arguments).start();
+    String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor(2, TimeUnit.MINUTES);
+    return text;
+  }
+
+  List<String> output() {
+    return output;
+  }
+
+  String printed() {
+    return String.join("\n", output);
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  List<ProcessHandle> descendants() {
+    return process.descendants().toList();
+  }
+
+  /**
+   * Sends SIGTERM (what Ctrl-C's SIGINT does too) and waits for the exit; returns the lines printed
+   * after the signal, or null when the process did not exit within {@code timeout}.
+   */
+  List<String> terminate(Duration timeout) throws InterruptedException {
+    int before = output.size();
+    // Through the handle: Process.destroy() would also close the pipe the stop is read from.
+    process.toHandle().destroy();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return null;
+    }
+    reader.join(Duration.ofSeconds(10).toMillis());
+    return List.copyOf(output.subList(before, output.size()));
+  }
+
+  int exitValue() {
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+  }
+
+  private static ProcessBuilder command(String... arguments) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Iox.class.getName());
+    command.addAll(List.of(arguments));
+    return new ProcessBuilder(command).redirectErrorStream(true);
+  }
+
+  private void readOutput() {
+    try (BufferedReader lines =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = lines.readLine()) != null) {
+        output.add(line);
+      }
+    } catch (IOException ended) {
+      // the process is gone
+    }
+  }
+}
