@@ -100,6 +100,39 @@ class IoxUpIT {
     }
   }
 
+  @Test
+  void aStopWhileStartingStopsWhatHadStartedAsCleanly() throws Exception {
+    int postgres = FreePorts.belowEphemeralRange();
+    int kafka = FreePorts.belowEphemeralRange();
+    try (IoxProcess up =
+        IoxProcess.start(
+            "up",
+            "--postgres-port=" + postgres,
+            "--kafka-port=" + kafka,
+            "--order-port=" + FreePorts.belowEphemeralRange(),
+            "--payment-port=" + FreePorts.belowEphemeralRange(),
+            "--provider-port=" + FreePorts.belowEphemeralRange(),
+            "--repo=" + IoxProcess.REPO,
+            "--reports=" + Files.createTempDirectory("iox-up-reports"))) {
+      await("the dev stack up, the services starting")
+          .atMost(Duration.ofMinutes(5))
+          .until(
+              () ->
+                  up.output().contains("starting order-consumer and payment-consumer...")
+                      || !up.isAlive());
+
+      List<String> stopping = up.terminate(Duration.ofSeconds(90));
+
+      assertThat(stopping).as("iox up stopped on SIGTERM").isNotNull();
+      assertThat(stopping)
+          .as(String.join("\n", stopping))
+          .contains("stopped.")
+          .noneMatch(line -> line.contains("ERROR") || line.contains("Exception"));
+      assertThat(listening(postgres)).as("PostgreSQL's port closed").isFalse();
+      assertThat(listening(kafka)).as("Kafka's port closed").isFalse();
+    }
+  }
+
   private static boolean listening(int port) {
     try (Socket socket = new Socket("localhost", port)) {
       return true;
