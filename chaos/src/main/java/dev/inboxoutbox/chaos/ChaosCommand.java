@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -353,17 +353,11 @@ public final class ChaosCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
     // A stop signal interrupts the run: its resources then close in order, as after a failure.
-    AtomicBoolean stopRequested = new AtomicBoolean();
-    Thread run = Thread.currentThread();
-    StopSignal.onFirst(
-        () -> {
-          stopRequested.set(true);
-          run.interrupt();
-        });
+    BooleanSupplier stopSignalled = StopSignal.interruptOnFirst(Thread.currentThread());
     try {
       return new ChaosRun(options, faultOptions, network, System.out).run() ? 0 : 1;
     } catch (Exception e) {
-      if (!stopRequested.get()) {
+      if (!stopSignalled.getAsBoolean()) {
         throw e;
       }
       System.out.printf(

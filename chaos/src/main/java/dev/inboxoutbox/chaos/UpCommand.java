@@ -18,6 +18,8 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -89,11 +91,12 @@ public final class UpCommand implements Callable<Integer> {
                 .resolve("logs"));
     DevStackSettings settings =
         DevStackSettings.fromEnvironment().withPostgresPort(postgresPort).withKafkaPort(kafkaPort);
-    // Closed last first: after Ctrl-C or SIGTERM in this thread, and by a shutdown hook when the
-    // JVM exits for another reason.
+    // Closed last first: after a stop signal, also one while starting, in this thread; by a
+    // shutdown hook when the JVM exits for another reason.
     Deque<AutoCloseable> running = new ArrayDeque<>();
     Thread stopOnExit = new Thread(() -> closeAll(running), "iox-up-shutdown");
     Runtime.getRuntime().addShutdownHook(stopOnExit);
+    BooleanSupplier stopSignalled = StopSignal.interruptOnFirst(Thread.currentThread());
     try {
       out.println("starting the dev stack...");
       DevStack stack = push(running, DevStack.start(settings));
@@ -129,7 +132,13 @@ public final class UpCommand implements Callable<Integer> {
       out.println("starting order-consumer and payment-consumer...");
       services.start(Duration.ofMinutes(3));
       printWhereEverythingIs(orders, payments, bootstrap, provider, logs);
-      StopSignal.await();
+      new CountDownLatch(1).await();
+    } catch (Exception e) {
+      if (!stopSignalled.getAsBoolean()) {
+        throw e;
+      }
+      // However the interrupt surfaced, the stop below must not see it: it waits for processes.
+      Thread.interrupted();
       out.println("stopping...");
     } finally {
       closeAll(running);

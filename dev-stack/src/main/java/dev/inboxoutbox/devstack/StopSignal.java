@@ -3,14 +3,14 @@ package dev.inboxoutbox.devstack;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import sun.misc.Signal;
 
 /**
  * Ctrl-C, SIGTERM and SIGHUP as a request to stop that the program serves itself, in order, before
  * the JVM exits. Left to the JVM, each signal starts every shutdown hook at once: Kafka's test kit
- * deletes the broker's log directory while the broker still writes to it, the hook that kills child
- * processes kills the {@code pg_ctl stop} of embedded PostgreSQL's own hook, and a service killed
- * by one hook is restarted by the fleet another hook is still closing.
+ * deletes the broker's log directory while the broker still writes to it, and the hook that kills
+ * child processes kills the {@code pg_ctl stop} of embedded PostgreSQL's own hook.
  */
 public final class StopSignal {
 
@@ -19,10 +19,29 @@ public final class StopSignal {
   private StopSignal() {}
 
   /**
-   * From now on the first of those signals runs {@code stop} (on a thread of its own); a second one
-   * exits at once, through the shutdown hooks, for someone whose stop hangs.
+   * From now on the first of those signals interrupts {@code thread}, whose try-with-resources and
+   * finally blocks then stop what it started; a second one exits at once, through the shutdown
+   * hooks, for someone whose stop hangs. The result tells an interrupt by a signal from any other
+   * failure.
    */
-  public static void onFirst(Runnable stop) {
+  public static BooleanSupplier interruptOnFirst(Thread thread) {
+    AtomicBoolean received = new AtomicBoolean();
+    onFirst(
+        () -> {
+          received.set(true);
+          thread.interrupt();
+        });
+    return received::get;
+  }
+
+  /** Waits for the first of those signals; a second one exits at once. */
+  public static void await() throws InterruptedException {
+    CountDownLatch received = new CountDownLatch(1);
+    onFirst(received::countDown);
+    received.await();
+  }
+
+  private static void onFirst(Runnable stop) {
     AtomicBoolean received = new AtomicBoolean();
     for (String name : STOPPING_SIGNALS) {
       try {
@@ -39,12 +58,5 @@ public final class StopSignal {
         // A signal the JVM reserves (as with -Xrs): the shutdown hooks remain its stop.
       }
     }
-  }
-
-  /** Waits for the first of those signals. */
-  public static void await() throws InterruptedException {
-    CountDownLatch received = new CountDownLatch(1);
-    onFirst(received::countDown);
-    received.await();
   }
 }
