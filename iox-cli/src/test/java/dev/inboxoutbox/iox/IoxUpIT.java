@@ -31,16 +31,7 @@ class IoxUpIT {
     int orders = FreePorts.belowEphemeralRange();
     int payments = FreePorts.belowEphemeralRange();
     int provider = FreePorts.belowEphemeralRange();
-    try (IoxProcess up =
-        IoxProcess.start(
-            "up",
-            "--postgres-port=" + postgres,
-            "--kafka-port=" + kafka,
-            "--order-port=" + orders,
-            "--payment-port=" + payments,
-            "--provider-port=" + provider,
-            "--repo=" + IoxProcess.REPO,
-            "--reports=" + Files.createTempDirectory("iox-up-reports"))) {
+    try (IoxProcess up = startUp(postgres, kafka, orders, payments, provider)) {
       await("iox up printed where everything is")
           .atMost(Duration.ofMinutes(5))
           .until(() -> up.output().contains("Ctrl-C stops everything.") || !up.isAlive());
@@ -105,15 +96,12 @@ class IoxUpIT {
     int postgres = FreePorts.belowEphemeralRange();
     int kafka = FreePorts.belowEphemeralRange();
     try (IoxProcess up =
-        IoxProcess.start(
-            "up",
-            "--postgres-port=" + postgres,
-            "--kafka-port=" + kafka,
-            "--order-port=" + FreePorts.belowEphemeralRange(),
-            "--payment-port=" + FreePorts.belowEphemeralRange(),
-            "--provider-port=" + FreePorts.belowEphemeralRange(),
-            "--repo=" + IoxProcess.REPO,
-            "--reports=" + Files.createTempDirectory("iox-up-reports"))) {
+        startUp(
+            postgres,
+            kafka,
+            FreePorts.belowEphemeralRange(),
+            FreePorts.belowEphemeralRange(),
+            FreePorts.belowEphemeralRange())) {
       await("the dev stack up, the services starting")
           .atMost(Duration.ofMinutes(5))
           .until(
@@ -131,6 +119,19 @@ class IoxUpIT {
       assertThat(listening(postgres)).as("PostgreSQL's port closed").isFalse();
       assertThat(listening(kafka)).as("Kafka's port closed").isFalse();
     }
+  }
+
+  private static IoxProcess startUp(int postgres, int kafka, int orders, int payments, int provider)
+      throws IOException {
+    return IoxProcess.start(
+        "up",
+        "--postgres-port=" + postgres,
+        "--kafka-port=" + kafka,
+        "--order-port=" + orders,
+        "--payment-port=" + payments,
+        "--provider-port=" + provider,
+        "--repo=" + IoxProcess.REPO,
+        "--reports=" + Files.createTempDirectory("iox-up-reports"));
   }
 
   private static boolean listening(int port) {
