@@ -83,7 +83,7 @@ class IoxUpIT {
           (what, port) ->
               assertThat(listening(port)).as("%s's port %d closed", what, port).isFalse());
       // Everything is stopped in order before the JVM exits: no broker writing into a directory
-      // already deleted, no service instance restarted behind the stop.
+      // already deleted, no pg_ctl stop killed half-way.
       assertThat(stopping)
           .as(String.join("\n", stopping))
           .contains("stopped.")
