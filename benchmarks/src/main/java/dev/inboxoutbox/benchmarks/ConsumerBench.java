@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -245,8 +246,8 @@ final class ConsumerBench {
   private ConsumerStages.Run inbox(Shape shape, Topic topic, String label) throws Exception {
     String run = "inbox-" + UUID.randomUUID();
     MessageHandler handler = shape.batchedWrites() ? batchedHandler(run) : perRecordHandler(run);
-    Clock clock = FirstRecordClock.start();
     int threads = shape.partitions();
+    Clock clock = FirstRecordClock.start(threads);
     List<IdempotentConsumer> consumers = new ArrayList<>();
     List<ConsumerStages.Span> spans = new ArrayList<>();
     try (HikariDataSource pool = pool(threads)) {
@@ -357,8 +358,8 @@ final class ConsumerBench {
    */
   private ConsumerStages.Run plain(Shape shape, Topic topic, String label) throws Exception {
     String run = "plain-" + UUID.randomUUID();
-    Clock clock = FirstRecordClock.start();
     int threads = shape.partitions();
+    Clock clock = FirstRecordClock.start(threads);
     List<ConsumerStages.Span> spans = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -548,20 +549,44 @@ final class ConsumerBench {
     }
   }
 
-  /** One run's clock: from the first record any of its consumers polled to the last commit. */
+  /**
+   * One run's clock: from the moment every consumer of the run has received records to the last
+   * commit. Until then the group is still forming: the first member to join takes every partition
+   * and gives them up as the others join (a cooperative rebalance moves them in two rounds, an
+   * eager one stops everyone), and how long that takes depends on start-up order, not on the loop
+   * being measured. Records committed before that moment are not counted. A run in which some
+   * consumer never received records is timed from the first record any of them received.
+   */
   static final class Clock {
+    private final int consumers;
+    private final LongSupplier nanoTime;
+    private final Set<Object> consuming = ConcurrentHashMap.newKeySet();
     private final AtomicLong first = new AtomicLong();
     private final AtomicLong last = new AtomicLong();
     private final AtomicLong records = new AtomicLong();
+    private long allConsuming;
+    private long recordsBefore;
     private volatile boolean stopped;
 
-    void firstRecord() {
-      first.compareAndSet(0, System.nanoTime());
+    Clock(int consumers, LongSupplier nanoTime) {
+      this.consumers = consumers;
+      this.nanoTime = nanoTime;
+    }
+
+    /** {@code consumer} (one object per Kafka consumer) received records from a poll. */
+    void firstRecord(Object consumer) {
+      first.compareAndSet(0, nanoTime.getAsLong());
+      if (consuming.add(consumer) && consuming.size() == consumers) {
+        synchronized (this) {
+          recordsBefore = records.get();
+          allConsuming = nanoTime.getAsLong();
+        }
+      }
     }
 
     void done(int count) {
       records.addAndGet(count);
-      last.set(System.nanoTime());
+      last.set(nanoTime.getAsLong());
     }
 
     boolean stopped() {
@@ -576,25 +601,24 @@ final class ConsumerBench {
       awaitProgress(records::get, target);
     }
 
-    double rate() {
-      return records.get() / (nanos() / 1e9);
-    }
-
-    /** From the first record polled to the last batch committed. */
-    long nanos() {
-      return last.get() - first.get();
+    synchronized double rate() {
+      boolean timedFromAll = allConsuming != 0 && last.get() > allConsuming;
+      long start = timedFromAll ? allConsuming : first.get();
+      long counted = records.get() - (timedFromAll ? recordsBefore : 0);
+      return counted / ((last.get() - start) / 1e9);
     }
   }
 
   /**
-   * Starts a run's clock when a poll first returns records, for the inbox and the plain consumer
-   * alike. Kafka instantiates it by class name, hence the static clock: runs never overlap.
+   * Tells the run's clock when a consumer's poll returns records, for the inbox and the plain
+   * consumer alike; each Kafka consumer has an instance of its own. Kafka instantiates it by class
+   * name, hence the static clock: runs never overlap.
    */
   public static final class FirstRecordClock implements ConsumerInterceptor<Object, Object> {
     private static volatile Clock current;
 
-    static Clock start() {
-      Clock clock = new Clock();
+    static Clock start(int consumers) {
+      Clock clock = new Clock(consumers, System::nanoTime);
       current = clock;
       return clock;
     }
@@ -604,7 +628,7 @@ final class ConsumerBench {
     @Override
     public ConsumerRecords<Object, Object> onConsume(ConsumerRecords<Object, Object> records) {
       if (!records.isEmpty()) {
-        current.firstRecord();
+        current.firstRecord(this);
       }
       return records;
     }
