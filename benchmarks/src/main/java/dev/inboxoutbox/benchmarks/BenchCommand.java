@@ -32,7 +32,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--messages",
       paramLabel = "COUNT",
-      defaultValue = "20000",
+      defaultValue = "100000",
       description = "Records per consumer run (default ${DEFAULT-VALUE}).")
   int messages;
 
