@@ -71,7 +71,7 @@ final class InboxSqlBench {
    * expiry, nothing readable, no constraint, one {@code INSERT ... ON CONFLICT DO NOTHING
    * RETURNING}. Measured beside the inbox so a target no such claim reaches shows as such.
    */
-  private static final String CREATE_LEAST_CLAIM =
+  static final String CREATE_LEAST_CLAIM =
       """
       CREATE TABLE bench_least_claim (key_hash bytea PRIMARY KEY, expires_at timestamptz NOT NULL)
       """;
@@ -340,7 +340,7 @@ final class InboxSqlBench {
     }
   }
 
-  private static void prefill(Connection connection, long rows) throws SQLException {
+  static void prefill(Connection connection, long rows) throws SQLException {
     long chunk = 500_000;
     for (long done = 0; done < rows; done += chunk) {
       try (PreparedStatement insert = connection.prepareStatement(PREFILL)) {
