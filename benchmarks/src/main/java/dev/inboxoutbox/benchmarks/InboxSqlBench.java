@@ -94,6 +94,17 @@ final class InboxSqlBench {
       FROM generate_series(1, ?) g
       """;
 
+  /**
+   * The least claim's table gets as many random digests as the inbox: the floor it stands for is
+   * that of a unique index of the same size.
+   */
+  private static final String PREFILL_LEAST_CLAIM =
+      """
+      INSERT INTO bench_least_claim (key_hash, expires_at)
+      SELECT decode(md5(random()::text || g), 'hex'), now() + interval '7 days'
+      FROM generate_series(1, ?) g
+      """;
+
   private static final String UPDATE_COUNTS =
       """
       SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'inbox'
@@ -343,14 +354,19 @@ final class InboxSqlBench {
   static void prefill(Connection connection, long rows) throws SQLException {
     long chunk = 500_000;
     for (long done = 0; done < rows; done += chunk) {
-      try (PreparedStatement insert = connection.prepareStatement(PREFILL)) {
-        insert.setString(1, SCOPE.operation());
-        insert.setLong(2, Math.min(chunk, rows - done));
-        insert.executeUpdate();
+      long size = Math.min(chunk, rows - done);
+      try (PreparedStatement inbox = connection.prepareStatement(PREFILL);
+          PreparedStatement leastClaim = connection.prepareStatement(PREFILL_LEAST_CLAIM)) {
+        inbox.setString(1, SCOPE.operation());
+        inbox.setLong(2, size);
+        inbox.executeUpdate();
+        leastClaim.setLong(1, size);
+        leastClaim.executeUpdate();
       }
     }
     try (Statement statement = connection.createStatement()) {
       statement.execute("VACUUM ANALYZE inbox");
+      statement.execute("VACUUM ANALYZE bench_least_claim");
     }
   }
 
