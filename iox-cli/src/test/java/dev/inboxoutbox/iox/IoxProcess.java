@@ -32,6 +32,20 @@ final class IoxProcess implements AutoCloseable {
     return new IoxProcess(command(arguments).start());
   }
 
+  /**
+   * Starts the packaged {@code iox-cli/target/iox.jar} from the repository root, as {@code ./iox}
+   * runs it: with the libraries the jar holds, not the test class path.
+   */
+  static IoxProcess startPackaged(String... arguments) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(java());
+    command.add("-jar");
+    command.add(REPO.resolve("iox-cli/target/iox.jar").toString());
+    command.addAll(List.of(arguments));
+    return new IoxProcess(
+        new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true).start());
+  }
+
   /** Runs a command to its end and returns what it printed. */
   static String run(String... arguments) throws IOException, InterruptedException {
     Process process = command(arguments).start();
@@ -71,6 +85,15 @@ final class IoxProcess implements AutoCloseable {
     return List.copyOf(output.subList(before, output.size()));
   }
 
+  /** Whether the process exited within {@code timeout}; its output is then read to the end. */
+  boolean waitFor(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return false;
+    }
+    reader.join(Duration.ofSeconds(10).toMillis());
+    return true;
+  }
+
   int exitValue() {
     return process.exitValue();
   }
@@ -83,12 +106,16 @@ final class IoxProcess implements AutoCloseable {
 
   private static ProcessBuilder command(String... arguments) {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(java());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(Iox.class.getName());
     command.addAll(List.of(arguments));
     return new ProcessBuilder(command).redirectErrorStream(true);
+  }
+
+  private static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
   private void readOutput() {
