@@ -21,13 +21,10 @@ import org.w3c.dom.Node;
  */
 class BomTest {
 
-  private static final Path REPO =
-      Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
-
   @Test
   void theBomHasTheProjectVersionAndListsEveryLibraryModule() throws Exception {
-    Element parent = read(REPO.resolve("pom.xml"));
-    Element bom = read(REPO.resolve("inbox-outbox-bom/pom.xml"));
+    Element parent = read(Repository.ROOT.resolve("pom.xml"));
+    Element bom = read(Repository.ROOT.resolve("inbox-outbox-bom/pom.xml"));
     assertThat(text(bom, "version")).isEqualTo(text(parent, "version"));
 
     Set<String> managed = new TreeSet<>();
@@ -40,7 +37,7 @@ class BomTest {
 
     Set<String> libraries = new TreeSet<>();
     for (Element module : children(child(parent, "modules"), "module")) {
-      Path pom = REPO.resolve(module.getTextContent().trim()).resolve("pom.xml");
+      Path pom = Repository.ROOT.resolve(module.getTextContent().trim()).resolve("pom.xml");
       if (Files.readString(pom).contains("<artifactId>maven-source-plugin</artifactId>")) {
         libraries.add(text(read(pom), "artifactId"));
       }

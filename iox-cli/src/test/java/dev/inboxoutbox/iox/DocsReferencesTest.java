@@ -31,9 +31,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class DocsReferencesTest {
 
-  private static final Path REPO =
-      Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
-
   /** `SomeType`, `SomeType.member`, `SomeType#member`, `SomeType.member()`. */
   private static final Pattern TYPE =
       Pattern.compile("`([A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)((?:[.#][a-zA-Z_]\\w*)*)(?:\\(\\))?`");
@@ -121,16 +118,16 @@ class DocsReferencesTest {
 
   @BeforeAll
   static void readRepository() throws IOException {
-    try (Stream<Path> docs = Files.walk(REPO.resolve("docs"))) {
+    try (Stream<Path> docs = Files.walk(Repository.ROOT.resolve("docs"))) {
       pages = new ArrayList<>(docs.filter(p -> p.toString().endsWith(".md")).sorted().toList());
     }
-    pages.add(REPO.resolve("README.md"));
-    pages.add(REPO.resolve("CONTRIBUTING.md"));
+    pages.add(Repository.ROOT.resolve("README.md"));
+    pages.add(Repository.ROOT.resolve("CONTRIBUTING.md"));
     sourcesByType = new java.util.HashMap<>();
     StringBuilder all = new StringBuilder();
     Pattern declared =
         Pattern.compile("\\b(?:class|record|interface|enum|@interface)\\s+([A-Z]\\w*)");
-    try (Stream<Path> files = Files.walk(REPO)) {
+    try (Stream<Path> files = Files.walk(Repository.ROOT)) {
       for (Path file :
           files
               .filter(p -> p.toString().endsWith(".java"))
@@ -189,7 +186,7 @@ class DocsReferencesTest {
   @Test
   void everyStarterPropertyAPageNamesExists() {
     Path metadata =
-        REPO.resolve(
+        Repository.ROOT.resolve(
             "inbox-outbox-spring-boot-starter/target/classes/META-INF/spring-configuration-metadata.json");
     assertThat(metadata)
         .as("the starter's configuration metadata, built before this module")
@@ -222,7 +219,7 @@ class DocsReferencesTest {
   }
 
   private static String where(Path page) {
-    return REPO.relativize(page).toString();
+    return Repository.ROOT.relativize(page).toString();
   }
 
   private static String read(Path page) {

@@ -22,7 +22,7 @@ class IoxChaosStopIT {
             "--quick",
             "--orders=20000",
             "--rate=100",
-            "--repo=" + IoxProcess.REPO,
+            "--repo=" + Repository.ROOT,
             "--reports=" + Files.createTempDirectory("iox-chaos-stop"))) {
       await("the run under load")
           .atMost(Duration.ofMinutes(4))

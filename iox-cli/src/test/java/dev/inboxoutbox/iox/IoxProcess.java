@@ -14,9 +14,6 @@ import java.util.concurrent.TimeUnit;
 /** {@code iox} started as its own process, as a person runs it, its output read line by line. */
 final class IoxProcess implements AutoCloseable {
 
-  static final Path REPO =
-      Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
-
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
   private final Thread reader;
@@ -28,8 +25,9 @@ final class IoxProcess implements AutoCloseable {
     reader.start();
   }
 
+  /** Starts {@code iox} from the test class path. */
   static IoxProcess start(String... arguments) throws IOException {
-    return new IoxProcess(command(arguments).start());
+    return new IoxProcess(fromClassPath(arguments).start());
   }
 
   /**
@@ -37,18 +35,17 @@ final class IoxProcess implements AutoCloseable {
    * runs it: with the libraries the jar holds, not the test class path.
    */
   static IoxProcess startPackaged(String... arguments) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(java());
-    command.add("-jar");
-    command.add(REPO.resolve("iox-cli/target/iox.jar").toString());
-    command.addAll(List.of(arguments));
     return new IoxProcess(
-        new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true).start());
+        command(
+                List.of("-jar", Repository.ROOT.resolve("iox-cli/target/iox.jar").toString()),
+                arguments)
+            .directory(Repository.ROOT.toFile())
+            .start());
   }
 
   /** Runs a command to its end and returns what it printed. */
   static String run(String... arguments) throws IOException, InterruptedException {
-    Process process = command(arguments).start();
+    Process process = fromClassPath(arguments).start();
     String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     process.waitFor(2, TimeUnit.MINUTES);
     return text;
@@ -78,10 +75,9 @@ final class IoxProcess implements AutoCloseable {
     int before = output.size();
     // Through the handle: Process.destroy() would also close the pipe the stop is read from.
     process.toHandle().destroy();
-    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+    if (!waitFor(timeout)) {
       return null;
     }
-    reader.join(Duration.ofSeconds(10).toMillis());
     return List.copyOf(output.subList(before, output.size()));
   }
 
@@ -104,18 +100,18 @@ final class IoxProcess implements AutoCloseable {
     process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
   }
 
-  private static ProcessBuilder command(String... arguments) {
-    List<String> command = new ArrayList<>();
-    command.add(java());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Iox.class.getName());
-    command.addAll(List.of(arguments));
-    return new ProcessBuilder(command).redirectErrorStream(true);
+  private static ProcessBuilder fromClassPath(String... arguments) {
+    return command(
+        List.of("-cp", System.getProperty("java.class.path"), Iox.class.getName()), arguments);
   }
 
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  /** This JVM's {@code java} with {@code launch} (what to run) and {@code iox}'s arguments. */
+  private static ProcessBuilder command(List<String> launch, String... arguments) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(launch);
+    command.addAll(List.of(arguments));
+    return new ProcessBuilder(command).redirectErrorStream(true);
   }
 
   private void readOutput() {

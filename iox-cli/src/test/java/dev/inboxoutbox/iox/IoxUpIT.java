@@ -130,7 +130,7 @@ class IoxUpIT {
         "--order-port=" + orders,
         "--payment-port=" + payments,
         "--provider-port=" + provider,
-        "--repo=" + IoxProcess.REPO,
+        "--repo=" + Repository.ROOT,
         "--reports=" + Files.createTempDirectory("iox-up-reports"));
   }
 
