@@ -353,11 +353,11 @@ final class InboxSqlBench {
 
   static void prefill(Connection connection, long rows) throws SQLException {
     long chunk = 500_000;
-    for (long done = 0; done < rows; done += chunk) {
-      long size = Math.min(chunk, rows - done);
-      try (PreparedStatement inbox = connection.prepareStatement(PREFILL);
-          PreparedStatement leastClaim = connection.prepareStatement(PREFILL_LEAST_CLAIM)) {
-        inbox.setString(1, SCOPE.operation());
+    try (PreparedStatement inbox = connection.prepareStatement(PREFILL);
+        PreparedStatement leastClaim = connection.prepareStatement(PREFILL_LEAST_CLAIM)) {
+      inbox.setString(1, SCOPE.operation());
+      for (long done = 0; done < rows; done += chunk) {
+        long size = Math.min(chunk, rows - done);
         inbox.setLong(2, size);
         inbox.executeUpdate();
         leastClaim.setLong(1, size);
