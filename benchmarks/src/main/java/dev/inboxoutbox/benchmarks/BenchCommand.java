@@ -69,7 +69,7 @@ public final class BenchCommand implements Callable<Integer> {
       defaultValue = "10000000",
       description =
           "SQL micro-benchmark: rows in the pre-filled inbox; 0 skips it"
-              + " (default ${DEFAULT-VALUE}, some 4 minutes to fill on 2 cores).")
+              + " (default ${DEFAULT-VALUE}, 3 to 5 minutes to fill on 2 cores).")
   long inboxRows;
 
   @Option(
