@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * Where the dev stack takes PostgreSQL and Kafka from. Every setting is read from a system property
@@ -26,6 +27,10 @@ import java.util.Properties;
  *   <tr><td>{@code iox.postgres.port} / {@code IOX_POSTGRES_PORT}</td><td>port of the embedded server
  *       (replicated: of the address that follows the primary)</td>
  *       <td>any free port</td></tr>
+ *   <tr><td>{@code iox.postgres.shared_buffers} / {@code IOX_POSTGRES_SHARED_BUFFERS}</td>
+ *       <td>{@code shared_buffers} of the embedded server ({@code 2GB}, {@code 512MB}); refused
+ *       with any other mode, whose server has settings of its own</td>
+ *       <td>PostgreSQL's default (128 MB)</td></tr>
  *   <tr><td>{@code iox.kafka.bootstrap} / {@code IOX_KAFKA_BOOTSTRAP}</td>
  *       <td>bootstrap servers of an external Kafka cluster</td><td>none: an in-JVM KRaft broker</td></tr>
  *   <tr><td>{@code iox.kafka.port} / {@code IOX_KAFKA_PORT}</td><td>port of the in-JVM broker</td>
@@ -41,9 +46,12 @@ public record DevStackSettings(
     String jdbcUser,
     String jdbcPassword,
     int postgresPort,
+    Optional<String> postgresSharedBuffers,
     Optional<String> kafkaBootstrap,
     int kafkaPort,
     Path workDir) {
+
+  private static final Pattern MEMORY_SIZE = Pattern.compile("[1-9][0-9]*(kB|MB|GB|TB)?");
 
   /** How PostgreSQL is provided. */
   public enum PostgresMode {
@@ -59,8 +67,28 @@ public record DevStackSettings(
       throw new IllegalArgumentException(
           "iox.postgres=external needs a JDBC URL: set iox.jdbc.url or IOX_JDBC_URL");
     }
+    if (postgresSharedBuffers.isPresent()) {
+      requireMemorySize("iox.postgres.shared_buffers", postgresSharedBuffers.get());
+      if (postgresMode != PostgresMode.EMBEDDED) {
+        throw new IllegalArgumentException(
+            "iox.postgres.shared_buffers sizes the embedded server only; a "
+                + postgresMode.name().toLowerCase(Locale.ROOT)
+                + " server takes shared_buffers from its own configuration");
+      }
+    }
     if (postgresPort < 0 || kafkaPort < 0) {
       throw new IllegalArgumentException("ports must be 0 (any free port) or positive");
+    }
+  }
+
+  /**
+   * Refuses a {@code value} for the setting {@code name} that PostgreSQL would not read as an
+   * amount of memory ({@code 2GB}, {@code 512MB}, {@code 65536} pages of 8 kB).
+   */
+  public static void requireMemorySize(String name, String value) {
+    if (!MEMORY_SIZE.matcher(value).matches()) {
+      throw new IllegalArgumentException(
+          name + " must be a size PostgreSQL reads, such as 2GB or 512MB; was '" + value + "'");
     }
   }
 
@@ -86,6 +114,7 @@ public record DevStackSettings(
             .get("iox.postgres.port")
             .map(value -> parsePort("iox.postgres.port", value))
             .orElse(0),
+        lookup.get("iox.postgres.shared_buffers").map(String::trim),
         lookup.get("iox.kafka.bootstrap"),
         lookup.get("iox.kafka.port").map(value -> parsePort("iox.kafka.port", value)).orElse(0),
         lookup.get("iox.work.dir").map(Path::of).orElseGet(DevStackSettings::defaultWorkDir));
@@ -93,18 +122,42 @@ public record DevStackSettings(
 
   public DevStackSettings withPostgresPort(int port) {
     return new DevStackSettings(
-        postgresMode, jdbcUrl, jdbcUser, jdbcPassword, port, kafkaBootstrap, kafkaPort, workDir);
+        postgresMode,
+        jdbcUrl,
+        jdbcUser,
+        jdbcPassword,
+        port,
+        postgresSharedBuffers,
+        kafkaBootstrap,
+        kafkaPort,
+        workDir);
   }
 
   /** These settings with PostgreSQL provided as {@code mode}. */
   public DevStackSettings withPostgresMode(PostgresMode mode) {
     return new DevStackSettings(
-        mode, jdbcUrl, jdbcUser, jdbcPassword, postgresPort, kafkaBootstrap, kafkaPort, workDir);
+        mode,
+        jdbcUrl,
+        jdbcUser,
+        jdbcPassword,
+        postgresPort,
+        postgresSharedBuffers,
+        kafkaBootstrap,
+        kafkaPort,
+        workDir);
   }
 
   public DevStackSettings withKafkaPort(int port) {
     return new DevStackSettings(
-        postgresMode, jdbcUrl, jdbcUser, jdbcPassword, postgresPort, kafkaBootstrap, port, workDir);
+        postgresMode,
+        jdbcUrl,
+        jdbcUser,
+        jdbcPassword,
+        postgresPort,
+        postgresSharedBuffers,
+        kafkaBootstrap,
+        port,
+        workDir);
   }
 
   /** These settings with Kafka somebody else runs: the stack then starts no broker. */
@@ -115,7 +168,22 @@ public record DevStackSettings(
         jdbcUser,
         jdbcPassword,
         postgresPort,
+        postgresSharedBuffers,
         Optional.of(bootstrapServers),
+        kafkaPort,
+        workDir);
+  }
+
+  /** These settings with the embedded server's {@code shared_buffers} set to {@code size}. */
+  public DevStackSettings withPostgresSharedBuffers(String size) {
+    return new DevStackSettings(
+        postgresMode,
+        jdbcUrl,
+        jdbcUser,
+        jdbcPassword,
+        postgresPort,
+        Optional.of(size),
+        kafkaBootstrap,
         kafkaPort,
         workDir);
   }

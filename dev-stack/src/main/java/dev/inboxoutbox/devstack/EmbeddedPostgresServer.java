@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -47,8 +48,12 @@ final class EmbeddedPostgresServer implements PostgresServer {
       Path workDir = Files.createDirectories(settings.workDir());
       // Named here, not by zonky, so that a crashed server can be started again on it.
       Path dataDirectory = workDir.resolve("data-" + UUID.randomUUID());
+      Map<String, String> serverSettings = new LinkedHashMap<>(SERVER_SETTINGS);
+      settings
+          .postgresSharedBuffers()
+          .ifPresent(size -> serverSettings.put("shared_buffers", size));
       return new EmbeddedPostgresServer(
-          embedded(workDir, dataDirectory, settings.postgresPort()), dataDirectory);
+          embedded(workDir, dataDirectory, settings.postgresPort(), serverSettings), dataDirectory);
     } catch (IOException e) {
       throw new DevStackException(
           "cannot start embedded PostgreSQL under " + settings.workDir(), e);
@@ -56,17 +61,19 @@ final class EmbeddedPostgresServer implements PostgresServer {
   }
 
   /**
-   * zonky's server on {@code dataDirectory} with {@link #SERVER_SETTINGS}; {@code port} 0 takes a
-   * free one.
+   * zonky's server on {@code dataDirectory} with {@code serverSettings} ({@link #SERVER_SETTINGS}
+   * and what the dev stack's settings add); {@code port} 0 takes a free one.
    */
-  static EmbeddedPostgres embedded(Path workDir, Path dataDirectory, int port) throws IOException {
+  static EmbeddedPostgres embedded(
+      Path workDir, Path dataDirectory, int port, Map<String, String> serverSettings)
+      throws IOException {
     EmbeddedPostgres.Builder builder =
         EmbeddedPostgres.builder()
             .setOverrideWorkingDirectory(workDir.toFile())
             .setDataDirectory(dataDirectory.toFile())
             .setCleanDataDirectory(true)
             .setPGStartupWait(Duration.ofSeconds(60));
-    SERVER_SETTINGS.forEach(builder::setServerConfig);
+    serverSettings.forEach(builder::setServerConfig);
     if (port > 0) {
       builder.setPort(port);
     }

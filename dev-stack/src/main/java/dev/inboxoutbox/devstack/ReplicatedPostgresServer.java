@@ -73,7 +73,9 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
       Path workDir = Files.createDirectories(settings.workDir());
       String run = UUID.randomUUID().toString().substring(0, 8);
       Path firstData = workDir.resolve("data-" + run + "-a");
-      EmbeddedPostgres first = EmbeddedPostgresServer.embedded(workDir, firstData, 0);
+      EmbeddedPostgres first =
+          EmbeddedPostgresServer.embedded(
+              workDir, firstData, 0, EmbeddedPostgresServer.SERVER_SETTINGS);
       Path binaries = EmbeddedPostgresProcesses.binaries(firstData);
       PostgresNode a = new PostgresNode("node_a", binaries, firstData, first.getPort());
       PostgresNode b =

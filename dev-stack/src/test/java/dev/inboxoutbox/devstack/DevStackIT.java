@@ -190,6 +190,21 @@ class DevStackIT {
         .until(() -> canBind(postgresPort));
   }
 
+  @Test
+  void theEmbeddedServerRunsWithTheSharedBuffersItIsGiven() throws SQLException {
+    DevStackSettings defaults = DevStackSettings.fromEnvironment();
+    assumeTrue(
+        defaults.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED,
+        "needs the embedded PostgreSQL");
+    try (EmbeddedPostgresServer server =
+            EmbeddedPostgresServer.start(defaults.withPostgresSharedBuffers("192MB"));
+        Database database = server.createDatabase();
+        Connection connection = database.connect()) {
+      assertThat(queryString(connection, "SHOW shared_buffers")).isEqualTo("192MB");
+      assertThat(queryString(connection, "SHOW wal_level")).isEqualTo("logical");
+    }
+  }
+
   /** Named databases survive close by design; this test's own must not outlive it. */
   private void dropNamedDatabase(String name) throws SQLException {
     try (Database other = stack.postgres().createDatabase();

@@ -64,6 +64,41 @@ class DevStackSettingsTest {
   }
 
   @Test
+  void theEmbeddedServersSharedBuffersAreReadFromTheEnvironment() {
+    assertThat(
+            DevStackSettings.from(new Properties(), Map.of("IOX_POSTGRES_SHARED_BUFFERS", " 2GB"))
+                .postgresSharedBuffers())
+        .contains("2GB");
+    assertThat(DevStackSettings.from(new Properties(), Map.of()).postgresSharedBuffers()).isEmpty();
+  }
+
+  @Test
+  void sharedBuffersPostgresCannotReadAreRejectedWithAnExample() {
+    assertThatThrownBy(
+            () ->
+                DevStackSettings.from(
+                    new Properties(), Map.of("IOX_POSTGRES_SHARED_BUFFERS", "2 gigabytes")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("such as 2GB")
+        .hasMessageContaining("'2 gigabytes'");
+  }
+
+  @Test
+  void sharedBuffersForAServerTheStackDoesNotStartAreRejected() {
+    assertThatThrownBy(
+            () ->
+                DevStackSettings.from(
+                    new Properties(),
+                    Map.of(
+                        "IOX_JDBC_URL",
+                        "jdbc:postgresql://db:5432/postgres",
+                        "IOX_POSTGRES_SHARED_BUFFERS",
+                        "2GB")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("embedded server only");
+  }
+
+  @Test
   void theDatabaseIsReplacedInAJdbcUrlKeepingItsParameters() {
     assertThat(
             ExternalPostgresServer.withDatabase(
