@@ -21,6 +21,7 @@ import java.util.OptionalInt;
  */
 public final class Bench {
 
+  private final DevStackSettings stackSettings;
   private final int messages;
   private final int relayEvents;
   private final int relayRate;
@@ -47,6 +48,7 @@ public final class Bench {
       boolean skip) {}
 
   Bench(
+      DevStackSettings stackSettings,
       int messages,
       int relayEvents,
       int relayRate,
@@ -59,6 +61,7 @@ public final class Bench {
       Optional<Path> json,
       RetentionOptions retention,
       PrintStream out) {
+    this.stackSettings = stackSettings;
     this.messages = messages;
     this.relayEvents = relayEvents;
     this.relayRate = relayRate;
@@ -81,7 +84,7 @@ public final class Bench {
             : Optional.of(ConnectArm.Sources.find(ConnectArm.Sources.repoRoot()));
     BenchFigures figures = new BenchFigures();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
-    try (DevStack stack = DevStack.start(DevStackSettings.fromEnvironment())) {
+    try (DevStack stack = DevStack.start(stackSettings)) {
       if (retention.only()) {
         retention(stack, figures);
       } else {

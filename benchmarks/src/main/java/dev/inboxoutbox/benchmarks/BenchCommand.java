@@ -1,10 +1,12 @@
 package dev.inboxoutbox.benchmarks;
 
+import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.tools.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -29,6 +31,14 @@ import picocli.CommandLine.Option;
       "   and a sustained intake of distinct keys with a one-second TTL."
     })
 public final class BenchCommand implements Callable<Integer> {
+
+  /**
+   * About 54 bytes a key in the inbox's digest index, as much again for the least claim's table
+   * beside it: 10,000,000 keys of each fit with room to spare (docs/inbox.md, "Memory for a large
+   * inbox").
+   */
+  static final String DEFAULT_SHARED_BUFFERS = "2GB";
+
   @Option(
       names = "--messages",
       paramLabel = "COUNT",
@@ -71,6 +81,16 @@ public final class BenchCommand implements Callable<Integer> {
           "SQL micro-benchmark: rows in the pre-filled inbox; 0 skips it"
               + " (default ${DEFAULT-VALUE}, 3 to 5 minutes to fill on 2 cores).")
   long inboxRows;
+
+  @Option(
+      names = "--shared-buffers",
+      paramLabel = "SIZE",
+      description =
+          "shared_buffers of the embedded PostgreSQL the bench starts, sized so that the"
+              + " pre-filled inbox's key index fits (default "
+              + DEFAULT_SHARED_BUFFERS
+              + ", or IOX_POSTGRES_SHARED_BUFFERS); a server given by IOX_JDBC_URL keeps its own.")
+  String sharedBuffers;
 
   @Option(
       names = "--inbox-fillfactor",
@@ -218,6 +238,36 @@ public final class BenchCommand implements Callable<Integer> {
         skipRetention);
   }
 
+  /**
+   * The environment's dev stack settings; an embedded server gets {@code --shared-buffers}, or the
+   * environment's size, or {@link #DEFAULT_SHARED_BUFFERS}.
+   */
+  DevStackSettings stackSettings(Supplier<DevStackSettings> environment) {
+    DevStackSettings settings;
+    try {
+      settings = environment.get();
+      if (sharedBuffers != null) {
+        DevStackSettings.requireMemorySize("--shared-buffers", sharedBuffers);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+    }
+    if (settings.postgresMode() != DevStackSettings.PostgresMode.EMBEDDED) {
+      if (sharedBuffers != null) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this),
+            "--shared-buffers sizes the embedded server the bench starts; a "
+                + settings.postgresMode().name().toLowerCase(java.util.Locale.ROOT)
+                + " server keeps shared_buffers from its own configuration");
+      }
+      return settings;
+    }
+    return settings.withPostgresSharedBuffers(
+        sharedBuffers != null
+            ? sharedBuffers
+            : settings.postgresSharedBuffers().orElse(DEFAULT_SHARED_BUFFERS));
+  }
+
   @Override
   public Integer call() throws Exception {
     if (sqlBatches < 1
@@ -235,7 +285,9 @@ public final class BenchCommand implements Callable<Integer> {
           new CommandLine(this),
           "choose at most one of --sql-only, --relay-only, --consumer-only, --retention-only");
     }
+    DevStackSettings stack = stackSettings(DevStackSettings::fromEnvironment);
     new Bench(
+            stack,
             messages,
             relayEvents,
             relayRate,

@@ -166,6 +166,10 @@ final class InboxSqlBench {
                 ? new Subject(String.format(Locale.ROOT, "%,d rows", inboxRows), inboxRows)
                 : null) {
       List<Subject> subjects = filled == null ? List.of(empty) : List.of(empty, filled);
+      // Whether a large inbox's key index stays in memory decides its figures.
+      String sharedBuffers = empty.setting("shared_buffers");
+      out.printf("PostgreSQL shared_buffers: %s%n", sharedBuffers);
+      figures.note("sql: PostgreSQL shared_buffers " + sharedBuffers);
       for (Subject subject : subjects) {
         subject.warmUp();
       }
@@ -239,6 +243,16 @@ final class InboxSqlBench {
       connection.setAutoCommit(false);
       for (Recording recording : Recording.values()) {
         samples.put(recording, new Samples());
+      }
+    }
+
+    String setting(String name) throws SQLException {
+      try (PreparedStatement show = connection.prepareStatement("SELECT current_setting(?)")) {
+        show.setString(1, name);
+        try (ResultSet value = show.executeQuery()) {
+          value.next();
+          return value.getString(1);
+        }
       }
     }
 
