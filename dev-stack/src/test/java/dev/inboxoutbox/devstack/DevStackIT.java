@@ -166,10 +166,7 @@ class DevStackIT {
 
   @Test
   void aStackWhoseKafkaCannotStartNamesThePortAndStopsItsPostgres() throws Exception {
-    DevStackSettings defaults = DevStackSettings.fromEnvironment();
-    assumeTrue(
-        defaults.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED,
-        "needs the embedded PostgreSQL");
+    DevStackSettings defaults = embeddedPostgresSettings();
     assumeTrue(defaults.kafkaBootstrap().isEmpty(), "needs the in-JVM Kafka");
     int postgresPort = freePort();
     try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
@@ -192,10 +189,7 @@ class DevStackIT {
 
   @Test
   void theEmbeddedServerRunsWithTheSharedBuffersItIsGiven() throws SQLException {
-    DevStackSettings defaults = DevStackSettings.fromEnvironment();
-    assumeTrue(
-        defaults.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED,
-        "needs the embedded PostgreSQL");
+    DevStackSettings defaults = embeddedPostgresSettings();
     try (EmbeddedPostgresServer server =
             EmbeddedPostgresServer.start(defaults.withPostgresSharedBuffers("192MB"));
         Database database = server.createDatabase();
@@ -203,6 +197,15 @@ class DevStackIT {
       assertThat(queryString(connection, "SHOW shared_buffers")).isEqualTo("192MB");
       assertThat(queryString(connection, "SHOW wal_level")).isEqualTo("logical");
     }
+  }
+
+  /** The environment's settings, when they start an embedded PostgreSQL; skips the test if not. */
+  private static DevStackSettings embeddedPostgresSettings() {
+    DevStackSettings defaults = DevStackSettings.fromEnvironment();
+    assumeTrue(
+        defaults.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED,
+        "needs the embedded PostgreSQL");
+    return defaults;
   }
 
   /** Named databases survive close by design; this test's own must not outlive it. */
