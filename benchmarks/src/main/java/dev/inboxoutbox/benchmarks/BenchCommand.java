@@ -256,9 +256,9 @@ public final class BenchCommand implements Callable<Integer> {
       if (sharedBuffers != null) {
         throw new CommandLine.ParameterException(
             new CommandLine(this),
-            "--shared-buffers sizes the embedded server the bench starts; a "
+            "--shared-buffers sizes the embedded server the bench starts; with iox.postgres="
                 + settings.postgresMode().name().toLowerCase(java.util.Locale.ROOT)
-                + " server keeps shared_buffers from its own configuration");
+                + " it does not apply");
       }
       return settings;
     }

@@ -57,7 +57,7 @@ class BenchCommandTest {
     assertThatThrownBy(() -> command("--shared-buffers", "1GB").stackSettings(() -> EXTERNAL))
         .isInstanceOf(CommandLine.ParameterException.class)
         .hasMessageContaining("--shared-buffers sizes the embedded server")
-        .hasMessageContaining("external server");
+        .hasMessageContaining("with iox.postgres=external it does not apply");
   }
 
   @Test

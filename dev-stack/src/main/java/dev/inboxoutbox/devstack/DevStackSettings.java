@@ -71,9 +71,9 @@ public record DevStackSettings(
       requireMemorySize("iox.postgres.shared_buffers", postgresSharedBuffers.get());
       if (postgresMode != PostgresMode.EMBEDDED) {
         throw new IllegalArgumentException(
-            "iox.postgres.shared_buffers sizes the embedded server only; a "
+            "iox.postgres.shared_buffers sizes the embedded server only; with iox.postgres="
                 + postgresMode.name().toLowerCase(Locale.ROOT)
-                + " server takes shared_buffers from its own configuration");
+                + " it does not apply");
       }
     }
     if (postgresPort < 0 || kafkaPort < 0) {
