@@ -125,7 +125,9 @@ public final class BatchProcessor {
 
   /**
    * The listener to subscribe with (a Kafka consumer's or a listener container's): it calls {@link
-   * #partitionsRevoked} for partitions revoked or lost.
+   * #partitionsRevoked} for partitions revoked or lost. It logs nothing: whoever owns the consumer
+   * logs the assignment ({@link IdempotentConsumer} and the Spring Boot starter's containers, at
+   * INFO).
    */
   public ConsumerRebalanceListener rebalanceListener() {
     return new ConsumerRebalanceListener() {

@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -150,7 +151,7 @@ public final class IdempotentConsumer implements AutoCloseable {
       if (closing) {
         return;
       }
-      kafka.subscribe(topics, processor.rebalanceListener());
+      kafka.subscribe(topics, loggingRebalances(processor.rebalanceListener()));
       loop(kafka);
     } catch (WakeupException e) {
       if (!closing) {
@@ -161,6 +162,34 @@ public final class IdempotentConsumer implements AutoCloseable {
     } finally {
       stopped.countDown();
     }
+  }
+
+  /**
+   * {@code delegate}, with each assignment, revocation and loss logged at INFO in the words of
+   * Spring Kafka's listener containers ({@code <group>: partitions assigned: [...]}), so instances
+   * sharing a topic show their split the same way with or without Spring.
+   */
+  private ConsumerRebalanceListener loggingRebalances(ConsumerRebalanceListener delegate) {
+    Object group = kafkaProperties.get(ConsumerConfig.GROUP_ID_CONFIG);
+    return new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        log.info("{}: partitions revoked: {}", group, partitions);
+        delegate.onPartitionsRevoked(partitions);
+      }
+
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        log.info("{}: partitions assigned: {}", group, partitions);
+        delegate.onPartitionsAssigned(partitions);
+      }
+
+      @Override
+      public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        log.info("{}: partitions lost: {}", group, partitions);
+        delegate.onPartitionsLost(partitions);
+      }
+    };
   }
 
   private void loop(KafkaConsumer<String, byte[]> kafka) throws InterruptedException {

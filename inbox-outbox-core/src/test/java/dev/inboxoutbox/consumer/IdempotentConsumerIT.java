@@ -4,6 +4,9 @@ import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
@@ -45,6 +48,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class IdempotentConsumerIT {
 
@@ -481,6 +485,46 @@ class IdempotentConsumerIT {
         .atMost(PATIENCE)
         .until(() -> consumer.stats().snapshot().records() >= 1);
     assertThat(Topics.assignorOf("group-" + topic)).isEqualTo("cooperative-sticky");
+  }
+
+  @Test
+  void partitionsAssignedAndRevokedAreLoggedAtInfoWithTheGroup() throws Exception {
+    ListAppender<ILoggingEvent> log = new ListAppender<>();
+    ch.qos.logback.classic.Logger consumerLog =
+        (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(IdempotentConsumer.class);
+    log.start();
+    consumerLog.addAppender(log);
+    try {
+      IdempotentConsumer consumer =
+          started(consumer(settings().build(), BatchProcessor.Hooks.NONE, database.dataSource()));
+      String group = "group-" + topic;
+      await("the assignment logged")
+          .atMost(PATIENCE)
+          .until(() -> infoLines(log, group + ": partitions assigned: ").size() == 1);
+      assertThat(infoLines(log, group + ": partitions assigned: ").get(0))
+          .contains(topic + "-0", topic + "-1", topic + "-2");
+
+      consumer.close();
+      assertThat(infoLines(log, group + ": partitions revoked: "))
+          .singleElement()
+          .asString()
+          .contains(topic + "-0", topic + "-1", topic + "-2");
+    } finally {
+      consumerLog.detachAppender(log);
+    }
+  }
+
+  /** The INFO messages starting with {@code prefix}, copied under the appender's lock. */
+  private static List<String> infoLines(ListAppender<ILoggingEvent> log, String prefix) {
+    List<ILoggingEvent> events;
+    synchronized (log) {
+      events = List.copyOf(log.list);
+    }
+    return events.stream()
+        .filter(event -> event.getLevel() == Level.INFO)
+        .map(ILoggingEvent::getFormattedMessage)
+        .filter(message -> message.startsWith(prefix))
+        .toList();
   }
 
   @Test

@@ -8,12 +8,12 @@ import dev.inboxoutbox.consumer.KeyExtractor;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.Producer;
@@ -34,7 +34,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(IdempotentConsumers.class);
 
   private final Map<String, BatchProcessor> processorsByOperation = new LinkedHashMap<>();
-  private final List<ConcurrentMessageListenerContainer<?, ?>> containers = new ArrayList<>();
+  private final Map<String, ConcurrentMessageListenerContainer<?, ?>> containersByOperation =
+      new LinkedHashMap<>();
   private volatile boolean running;
 
   IdempotentConsumers(
@@ -67,7 +68,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
               .hooks(hooks)
               .build();
       processorsByOperation.put(definition.operation(), processor);
-      containers.add(
+      containersByOperation.put(
+          definition.operation(),
           container(
               containerFactory,
               definition,
@@ -120,7 +122,11 @@ public final class IdempotentConsumers implements SmartLifecycle {
     containerProperties.setGroupId(definition.operation());
     containerProperties.setAckMode(ContainerProperties.AckMode.BATCH);
     containerProperties.setMessageListener(new IdempotentBatchListener(processor));
-    containerProperties.setConsumerRebalanceListener(processor.rebalanceListener());
+    containerProperties.setConsumerRebalanceListener(
+        ContainerRebalanceListener.chain(
+            definition.operation(),
+            processor.rebalanceListener(),
+            containerProperties.getConsumerRebalanceListener()));
     Properties consumer = new Properties();
     consumer.putAll(containerProperties.getKafkaConsumerProperties());
     consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -167,18 +173,38 @@ public final class IdempotentConsumers implements SmartLifecycle {
 
   /** The listener containers, in definition order. */
   List<ConcurrentMessageListenerContainer<?, ?>> containers() {
-    return List.copyOf(containers);
+    return List.copyOf(containersByOperation.values());
+  }
+
+  /**
+   * The partitions each consumer of {@code operation}'s container holds now, by Kafka client id
+   * (what {@code kafka-consumer-groups.sh --describe --members} shows as CLIENT-ID): the
+   * container's own record of its assignment. Empty while the container is stopped.
+   */
+  Map<String, List<String>> assignment(String operation) {
+    ConcurrentMessageListenerContainer<?, ?> container = containersByOperation.get(operation);
+    if (container == null) {
+      throw new IllegalArgumentException("no idempotent consumer for operation " + operation);
+    }
+    Map<String, List<String>> byClient = new TreeMap<>();
+    container
+        .getAssignmentsByClientId()
+        .forEach(
+            (clientId, partitions) ->
+                byClient.put(
+                    clientId, partitions.stream().map(Object::toString).sorted().toList()));
+    return byClient;
   }
 
   @Override
   public void start() {
-    containers.forEach(ConcurrentMessageListenerContainer::start);
+    containersByOperation.values().forEach(ConcurrentMessageListenerContainer::start);
     running = true;
   }
 
   @Override
   public void stop() {
-    containers.forEach(ConcurrentMessageListenerContainer::stop);
+    containersByOperation.values().forEach(ConcurrentMessageListenerContainer::stop);
     running = false;
   }
 

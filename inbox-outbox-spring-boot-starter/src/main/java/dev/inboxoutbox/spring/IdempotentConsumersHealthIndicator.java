@@ -13,8 +13,9 @@ import org.springframework.boot.health.contributor.Health;
  * UP while every idempotent consumer makes progress, including one retrying for less than {@code
  * inbox-outbox.consumer.stuck-after}; DOWN once one is stuck: a partition whose batch has failed
  * for that long, or a dead letter Kafka refuses for good (no retry fixes it, so DOWN at once).
- * Details per operation: state ({@code OK}, {@code RETRYING}, {@code STUCK}) and, while failing,
- * since, seconds, consecutive failures, whether a retry can help, the last error and the
+ * Details per operation: state ({@code OK}, {@code RETRYING}, {@code STUCK}), the assignment (the
+ * partitions each of its consumers holds now, by Kafka client id) and, while failing, since,
+ * seconds, consecutive failures, whether a retry can help, the last error and the failing
  * partitions.
  */
 public final class IdempotentConsumersHealthIndicator extends AbstractHealthIndicator {
@@ -36,11 +37,13 @@ public final class IdempotentConsumersHealthIndicator extends AbstractHealthIndi
       Map<String, Object> details = new LinkedHashMap<>();
       if (failure.isEmpty()) {
         details.put("state", "OK");
+        details.put("assignment", consumers.assignment(consumer.getKey()));
       } else {
         ConsumerStats.Failure failing = failure.get();
         boolean stuck = failing.stuck(processor.settings().stuckAfter(), now);
         anyStuck |= stuck;
         details.put("state", stuck ? "STUCK" : "RETRYING");
+        details.put("assignment", consumers.assignment(consumer.getKey()));
         details.put("since", failing.since().toString());
         details.put("seconds", failing.duration(now).toSeconds());
         details.put("consecutiveFailures", failing.consecutiveFailures());

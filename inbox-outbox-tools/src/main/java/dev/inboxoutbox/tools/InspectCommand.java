@@ -20,9 +20,10 @@ import tools.jackson.databind.json.JsonMapper;
     name = "inspect",
     mixinStandardHelpOptions = true,
     description = {
-      "Inbox and outbox tables: counts by scope and status, latest rows, a key traced across services, relay lag.",
+      "Inbox and outbox tables: counts by scope and status, latest rows, a key traced across services, relay lag;"
+          + " with --bootstrap, which consumer holds which partitions.",
       "Prints the database it reads first. Exit code 2 when the database cannot be reached or refuses"
-          + " the login."
+          + " the login, or the brokers cannot be reached."
     })
 public final class InspectCommand implements Callable<Integer> {
   @CommandLine.Mixin DatabaseOptions db = new DatabaseOptions();
@@ -54,6 +55,22 @@ public final class InspectCommand implements Callable<Integer> {
           "One JSON object for scripts: the database and, per section, its rows as objects.")
   boolean json;
 
+  @Option(
+      names = "--bootstrap",
+      paramLabel = "HOST:PORT",
+      description =
+          "Kafka bootstrap servers: adds each consumer group's members and the partitions each"
+              + " holds (default: Kafka is not asked).")
+  String bootstrap;
+
+  @Option(
+      names = "--group",
+      paramLabel = "GROUP",
+      description =
+          "Consumer group to describe, for --bootstrap; repeatable (default: the inbox's"
+              + " operations, each the group of its consumer).")
+  List<String> groups = new ArrayList<>();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** One titled result: column names and rows of values as JDBC returned them. */
@@ -64,6 +81,10 @@ public final class InspectCommand implements Callable<Integer> {
     if (latest < 0) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--latest must not be negative, was " + latest);
+    }
+    if (!groups.isEmpty() && bootstrap == null) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--group needs --bootstrap: the groups are described by Kafka");
     }
     List<Section> sections = read();
     if (json) {
@@ -76,14 +97,16 @@ public final class InspectCommand implements Callable<Integer> {
 
   List<Section> read() {
     List<Section> sections = new ArrayList<>();
+    Section byScope;
     try (Connection c = connect(db)) {
-      sections.add(
+      byScope =
           query(
               c,
               "inbox by scope and status",
               """
               SELECT tenant, principal, operation, status, count(*) AS keys
-              FROM inbox GROUP BY 1, 2, 3, 4 ORDER BY 3, 4"""));
+              FROM inbox GROUP BY 1, 2, 3, 4 ORDER BY 3, 4""");
+      sections.add(byScope);
       sections.add(
           query(
               c,
@@ -126,7 +149,23 @@ public final class InspectCommand implements Callable<Integer> {
     } catch (SQLException e) {
       throw new OperatorError("reading " + db.describe() + " failed: " + oneLine(e), e);
     }
+    if (bootstrap != null) {
+      sections.add(
+          new Section(
+              "consumer group members",
+              ConsumerGroupMembers.COLUMNS,
+              ConsumerGroupMembers.describe(bootstrap, groupsToDescribe(byScope))));
+    }
     return sections;
+  }
+
+  /** The groups named by --group, else the inbox's operations: each is its consumer's group. */
+  private List<String> groupsToDescribe(Section byScope) {
+    if (!groups.isEmpty()) {
+      return groups;
+    }
+    int operation = byScope.columns().indexOf("operation");
+    return byScope.rows().stream().map(row -> String.valueOf(row.get(operation))).toList();
   }
 
   private void traceKey(Connection c, List<Section> sections) throws SQLException {
@@ -228,6 +267,9 @@ public final class InspectCommand implements Callable<Integer> {
 
   private void printText(List<Section> sections, PrintStream out) {
     out.println("database " + db.describe());
+    if (bootstrap != null) {
+      out.println("kafka " + bootstrap);
+    }
     out.println();
     for (Section section : sections) {
       out.println("== " + section.title());
@@ -242,6 +284,9 @@ public final class InspectCommand implements Callable<Integer> {
     Map<String, Object> document = new LinkedHashMap<>();
     document.put("database", db.url);
     document.put("user", db.user);
+    if (bootstrap != null) {
+      document.put("kafka", bootstrap);
+    }
     Map<String, Object> bySection = new LinkedHashMap<>();
     for (Section section : sections) {
       List<Map<String, Object>> rows = new ArrayList<>();

@@ -1,13 +1,23 @@
 package dev.inboxoutbox.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
+import dev.inboxoutbox.testing.kafka.Topics;
 import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,6 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
 /** {@code iox inspect} against a real PostgreSQL database with the framework's tables. */
 class InspectCommandIT {
 
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
   private static final String KEY = "3f2b8c1e-7d4a-4f0e-9a61-5c2d8e9b0a17";
   private static final String EVENT = "9c1d7e2a-4b3f-4a8e-b5d6-0e1f2a3b4c5d";
 
@@ -112,6 +123,94 @@ class InspectCommandIT {
         .startsWith("iox inspect: cannot connect to " + url + " as nobody_here: ")
         .contains("SQL state 28");
     assertThat(run.err().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void withBootstrapEachConsumerGroupsMembersShowTheirPartitions() throws Exception {
+    String operation = "inspect-" + UUID.randomUUID().toString().substring(0, 8);
+    String topic = operation + "-orders";
+    Topics.create(topic, 2, Map.of());
+    insertInboxRow(operation);
+    String bootstrap = DevStack.shared().kafka().bootstrapServers();
+    try (KafkaConsumer<String, String> member =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG, operation,
+                ConsumerConfig.CLIENT_ID_CONFIG, "inspect-it-member"),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      member.subscribe(List.of(topic));
+      await("the member holds both partitions")
+          .atMost(PATIENCE)
+          .until(
+              () -> {
+                member.poll(Duration.ofMillis(100));
+                return member.assignment().size() == 2;
+              });
+
+      // The groups are the inbox's operations unless --group names them.
+      ToolRun text = inspect("--bootstrap", bootstrap);
+      assertThat(text.exitCode()).isZero();
+      assertThat(text.out())
+          .contains("kafka " + bootstrap + "\n")
+          .contains("== consumer group members");
+      assertThat(text.out())
+          .containsPattern(
+              operation
+                  + " {2,}Stable {2,}inspect-it-member {2,}\\S+ {2,}"
+                  + Pattern.quote(topic + "(0,1)"));
+
+      ToolRun json = inspect("--bootstrap", bootstrap, "--group", operation, "--json");
+      assertThat(json.exitCode()).isZero();
+      JsonNode document = JsonMapper.builder().build().readTree(json.out());
+      assertThat(document.path("kafka").asString()).isEqualTo(bootstrap);
+      JsonNode members = document.path("sections").path("consumer group members");
+      assertThat(members.size()).isEqualTo(1);
+      assertThat(members.get(0).path("group").asString()).isEqualTo(operation);
+      assertThat(members.get(0).path("state").asString()).isEqualTo("Stable");
+      assertThat(members.get(0).path("client_id").asString()).isEqualTo("inspect-it-member");
+      assertThat(members.get(0).path("assignment").valueStream().map(JsonNode::asString))
+          .containsExactly(topic + "-0", topic + "-1");
+    }
+  }
+
+  @Test
+  void aBrokerNobodyListensOnIsOneLineAndExitCode2() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    String bootstrap = "127.0.0.1:" + closedPort;
+
+    ToolRun run = inspect("--bootstrap", bootstrap);
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err().strip())
+        .startsWith("iox inspect: cannot describe consumer groups on " + bootstrap + ": ");
+    assertThat(run.err().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void groupsWithoutABrokerAreRefused() {
+    ToolRun run = inspect("--group", "order-consumer");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--group needs --bootstrap");
+  }
+
+  private void insertInboxRow(String operation) throws Exception {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute(
+          """
+          INSERT INTO inbox (operation, idempotency_key, request_hash, status, outcome_kind,
+                             outcome_code, outcome_body, completed_at, outcome_expires_at,
+                             expires_at)
+          VALUES ('%s', 'k-1', repeat('a', 64), 'COMPLETED', 'SUCCESS', 200, '{}', now(),
+                  now() + interval '1 day', now() + interval '7 days')"""
+              .formatted(operation));
+    }
   }
 
   private ToolRun inspect(String... more) {
