@@ -103,7 +103,18 @@ final class ConsumerBench {
   }
 
   /** A topic with the run's records and how many distinct keys they hold. */
-  private record Topic(String name, int partitions, int distinct) {}
+  record Topic(String name, int partitions, int distinct) {}
+
+  /**
+   * Done on an inbox consumer's own thread once a batch's transaction has committed, before its
+   * offsets are: where a test makes a member leave the group with its last batch uncommitted to
+   * Kafka, so that the partition's next owner reads that batch again.
+   */
+  interface Disturbance {
+    Disturbance NONE = (consumer, records) -> {};
+
+    void batchCommitted(IdempotentConsumer consumer, List<ConsumerRecord<String, byte[]>> records);
+  }
 
   private final Database db;
   private final String bootstrap;
@@ -128,7 +139,7 @@ final class ConsumerBench {
   }
 
   void run() throws Exception {
-    execute(CREATE_EFFECTS, "CREATE TABLE IF NOT EXISTS naive_seen (key text PRIMARY KEY)");
+    createTables();
     Topic single = topic(1);
     Topic three = topic(3);
     Figure singleBaseline = shape(new Shape(1, false), single);
@@ -144,7 +155,11 @@ final class ConsumerBench {
         Optional.empty());
   }
 
-  private Topic topic(int partitions) throws Exception {
+  void createTables() throws SQLException {
+    execute(CREATE_EFFECTS, "CREATE TABLE IF NOT EXISTS naive_seen (key text PRIMARY KEY)");
+  }
+
+  Topic topic(int partitions) throws Exception {
     String topic = "bench-" + partitions + "p-" + UUID.randomUUID().toString().substring(0, 8);
     return new Topic(topic, partitions, produce(topic, partitions));
   }
@@ -244,6 +259,11 @@ final class ConsumerBench {
    * times.
    */
   private ConsumerStages.Run inbox(Shape shape, Topic topic, String label) throws Exception {
+    return inbox(shape, topic, label, Disturbance.NONE);
+  }
+
+  ConsumerStages.Run inbox(Shape shape, Topic topic, String label, Disturbance disturbance)
+      throws Exception {
     String run = "inbox-" + UUID.randomUUID();
     MessageHandler handler = shape.batchedWrites() ? batchedHandler(run) : perRecordHandler(run);
     int threads = shape.partitions();
@@ -261,6 +281,7 @@ final class ConsumerBench {
                 public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
                   clock.done(records.size());
                   span.batchDone(records.size(), self.get().stats().stageNanos());
+                  disturbance.batchCommitted(self.get(), records);
                 }
               };
           IdempotentConsumer consumer =
