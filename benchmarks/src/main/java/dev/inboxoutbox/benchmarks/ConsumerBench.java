@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -38,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -102,8 +104,11 @@ final class ConsumerBench {
     }
   }
 
-  /** A topic with the run's records and how many distinct keys they hold. */
-  record Topic(String name, int partitions, int distinct) {}
+  /**
+   * A topic with the run's records, how many distinct keys they hold, and each partition's end
+   * offset: a run is done once every partition's records up to it are.
+   */
+  record Topic(String name, int partitions, int distinct, Map<TopicPartition, Long> endOffsets) {}
 
   /**
    * Done on an inbox consumer's own thread once a batch's transaction has committed, before its
@@ -161,7 +166,7 @@ final class ConsumerBench {
 
   Topic topic(int partitions) throws Exception {
     String topic = "bench-" + partitions + "p-" + UUID.randomUUID().toString().substring(0, 8);
-    return new Topic(topic, partitions, produce(topic, partitions));
+    return produce(topic, partitions);
   }
 
   /** Both arms of one shape: warm-up, the measured runs, the figures; returns the baseline. */
@@ -219,7 +224,7 @@ final class ConsumerBench {
     return runs.stream().map(ConsumerStages.Run::rate).toList();
   }
 
-  private int produce(String topic, int partitions) throws Exception {
+  private Topic produce(String topic, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
     }
@@ -248,10 +253,13 @@ final class ConsumerBench {
       producer.flush();
     }
     // A record lost here would stall every run at the same count: fail now, with the reason.
+    Map<TopicPartition, Long> endOffsets = new HashMap<>();
     for (Future<RecordMetadata> send : sent) {
-      send.get();
+      RecordMetadata written = send.get();
+      endOffsets.merge(
+          new TopicPartition(topic, written.partition()), written.offset() + 1, Math::max);
     }
-    return distinct.size();
+    return new Topic(topic, partitions, distinct.size(), Map.copyOf(endOffsets));
   }
 
   /**
@@ -267,7 +275,7 @@ final class ConsumerBench {
     String run = "inbox-" + UUID.randomUUID();
     MessageHandler handler = shape.batchedWrites() ? batchedHandler(run) : perRecordHandler(run);
     int threads = shape.partitions();
-    Clock clock = FirstRecordClock.start(threads);
+    Clock clock = FirstRecordClock.start(threads, topic.endOffsets());
     List<IdempotentConsumer> consumers = new ArrayList<>();
     List<ConsumerStages.Span> spans = new ArrayList<>();
     try (HikariDataSource pool = pool(threads)) {
@@ -279,7 +287,7 @@ final class ConsumerBench {
               new BatchProcessor.Hooks() {
                 @Override
                 public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
-                  clock.done(records.size());
+                  clock.done(nextOffsets(records));
                   span.batchDone(records.size(), self.get().stats().stageNanos());
                   disturbance.batchCommitted(self.get(), records);
                 }
@@ -302,7 +310,7 @@ final class ConsumerBench {
           spans.add(span);
           consumer.start();
         }
-        clock.awaitDone(messages);
+        clock.awaitDone();
       } finally {
         for (IdempotentConsumer consumer : consumers) {
           consumer.close();
@@ -311,19 +319,23 @@ final class ConsumerBench {
     }
     double rate = clock.rate();
     long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
+    long keys = count("SELECT count(DISTINCT key) FROM effects WHERE run = '" + run + "'");
     long batches = consumers.stream().mapToLong(c -> c.stats().snapshot().batches()).sum();
     long fallbacks = consumers.stream().mapToLong(c -> c.stats().snapshot().batchFallbacks()).sum();
     out.printf(
         "inbox, %s: %.0f msg/s, %d effects for %d distinct keys, %d batches (%d fell back to one"
             + " record per transaction)%n",
         label, rate, effects, topic.distinct(), batches, fallbacks);
-    if (effects != topic.distinct()) {
+    if (effects != topic.distinct() || keys != topic.distinct()) {
+      // Every record of the topic was in a committed batch: a key without its effect was lost.
       throw new IllegalStateException(
           "the inbox consumer applied "
               + effects
-              + " effects for "
+              + " effects to "
+              + keys
+              + " keys for "
               + topic.distinct()
-              + " distinct keys");
+              + " distinct keys, after every record of the topic was done");
     }
     return ConsumerStages.Run.of(rate, spans);
   }
@@ -380,7 +392,7 @@ final class ConsumerBench {
   private ConsumerStages.Run plain(Shape shape, Topic topic, String label) throws Exception {
     String run = "plain-" + UUID.randomUUID();
     int threads = shape.partitions();
-    Clock clock = FirstRecordClock.start(threads);
+    Clock clock = FirstRecordClock.start(threads, topic.endOffsets());
     List<ConsumerStages.Span> spans = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -395,7 +407,7 @@ final class ConsumerBench {
                   return null;
                 }));
       }
-      clock.awaitDone(messages);
+      clock.awaitDone();
       clock.stop();
       for (Future<Void> loop : loops) {
         loop.get(1, TimeUnit.MINUTES);
@@ -407,6 +419,16 @@ final class ConsumerBench {
     double rate = clock.rate();
     long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
     out.printf("no inbox, %s: %.0f msg/s, %d effects%n", label, rate, effects);
+    if (effects < messages) {
+      // Without an inbox every record applies (a batch read again applies again): fewer effects
+      // than records means the loop stopped before the topic was done.
+      throw new IllegalStateException(
+          "the loop without an inbox applied "
+              + effects
+              + " effects for "
+              + messages
+              + " records, after every record of the topic was done");
+    }
     return ConsumerStages.Run.of(rate, spans);
   }
 
@@ -439,7 +461,7 @@ final class ConsumerBench {
           continue;
         }
         long handling = stages.since(Stage.POLL, polling);
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        Map<TopicPartition, Long> offsets = new HashMap<>();
         String[] keys = new String[records.count()];
         int i = 0;
         for (ConsumerRecord<String, byte[]> record : records) {
@@ -453,9 +475,7 @@ final class ConsumerBench {
               effect.executeUpdate();
             }
           }
-          offsets.put(
-              new TopicPartition(record.topic(), record.partition()),
-              new OffsetAndMetadata(record.offset() + 1));
+          offsets.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
         }
         if (batchedWrites) {
           // As the batched handler does: one statement for the whole poll.
@@ -464,11 +484,11 @@ final class ConsumerBench {
         long committing = stages.since(Stage.HANDLER, handling);
         connection.commit();
         stages.since(Stage.COMMIT, committing);
-        clock.done(records.count());
+        clock.done(offsets);
         span.batchDone(records.count(), stages.nanos());
         long committingOffsets = System.nanoTime();
         try {
-          consumer.commitSync(offsets);
+          consumer.commitSync(toCommit(offsets));
         } catch (CommitFailedException | RebalanceInProgressException e) {
           // As the inbox consumer does: a later commit, or the partition's next owner, covers it.
         }
@@ -570,27 +590,57 @@ final class ConsumerBench {
     }
   }
 
+  /** Per partition of {@code records}: the offset after the last record of it. */
+  static Map<TopicPartition, Long> nextOffsets(List<? extends ConsumerRecord<?, ?>> records) {
+    Map<TopicPartition, Long> next = new HashMap<>();
+    for (ConsumerRecord<?, ?> record : records) {
+      next.merge(
+          new TopicPartition(record.topic(), record.partition()), record.offset() + 1, Math::max);
+    }
+    return next;
+  }
+
+  private static Map<TopicPartition, OffsetAndMetadata> toCommit(Map<TopicPartition, Long> next) {
+    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+    next.forEach((partition, offset) -> commit.put(partition, new OffsetAndMetadata(offset)));
+    return commit;
+  }
+
   /**
-   * One run's clock: from the moment every consumer of the run has received records to the last
+   * One run's clock and its end: the run is done once every record of the topic has been in a
+   * committed batch, each partition up to its end offset. It counts records by how far each
+   * partition has got, not by how many records batches held: after a rebalance the partition's new
+   * owner reads again the batches whose offsets the old one had not committed, and counting those
+   * twice would end the run with records still unread.
+   *
+   * <p>It is timed from the moment every consumer of the run has received records to the last
    * commit. Until then the group is still forming: the first member to join takes every partition
    * and gives them up as the others join (a cooperative rebalance moves them in two rounds, an
    * eager one stops everyone), and how long that takes depends on start-up order, not on the loop
-   * being measured. Records committed before that moment are not counted. A run in which some
-   * consumer never received records is timed from the first record any of them received.
+   * being measured. Records done before that moment are not counted. A run in which some consumer
+   * never received records is timed from the first record any of them received.
    */
   static final class Clock {
     private final int consumers;
     private final LongSupplier nanoTime;
+    private final Map<TopicPartition, Long> endOffsets;
+    private final long records;
     private final Set<Object> consuming = ConcurrentHashMap.newKeySet();
     private final AtomicLong first = new AtomicLong();
-    private final AtomicLong last = new AtomicLong();
-    private final AtomicLong records = new AtomicLong();
+    private final Map<TopicPartition, Long> reached = new HashMap<>();
+    private long recordsDone;
+    private long last;
     private long allConsuming;
     private long recordsBefore;
     private volatile boolean stopped;
 
-    Clock(int consumers, LongSupplier nanoTime) {
+    /**
+     * {@code endOffsets}: every partition of the run's topic and the offset after its last record.
+     */
+    Clock(int consumers, Map<TopicPartition, Long> endOffsets, LongSupplier nanoTime) {
       this.consumers = consumers;
+      this.endOffsets = Map.copyOf(endOffsets);
+      this.records = endOffsets.values().stream().mapToLong(Long::longValue).sum();
       this.nanoTime = nanoTime;
     }
 
@@ -599,15 +649,34 @@ final class ConsumerBench {
       first.compareAndSet(0, nanoTime.getAsLong());
       if (consuming.add(consumer) && consuming.size() == consumers) {
         synchronized (this) {
-          recordsBefore = records.get();
+          recordsBefore = recordsDone;
           allConsuming = nanoTime.getAsLong();
         }
       }
     }
 
-    void done(int count) {
-      records.addAndGet(count);
-      last.set(nanoTime.getAsLong());
+    /**
+     * A batch committed; {@code nextOffsets}: per partition, the offset after its last record. A
+     * batch read again moves no partition further.
+     */
+    synchronized void done(Map<TopicPartition, Long> nextOffsets) {
+      nextOffsets.forEach(
+          (partition, next) -> {
+            if (!endOffsets.containsKey(partition)) {
+              throw new IllegalArgumentException(partition + " is not a partition of the run");
+            }
+            long before = reached.getOrDefault(partition, 0L);
+            if (next > before) {
+              reached.put(partition, next);
+              recordsDone += next - before;
+            }
+          });
+      last = nanoTime.getAsLong();
+    }
+
+    /** Records done, each counted once however often it was read. */
+    synchronized long recordsDone() {
+      return recordsDone;
     }
 
     boolean stopped() {
@@ -618,15 +687,38 @@ final class ConsumerBench {
       stopped = true;
     }
 
-    void awaitDone(long target) throws InterruptedException {
-      awaitProgress(records::get, target);
+    /** Waits until every record of the topic is done; five minutes without that is a stall. */
+    void awaitDone() throws InterruptedException {
+      long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+      while (recordsDone() < records) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the run stalled: " + progress());
+        }
+        Thread.sleep(5);
+      }
+    }
+
+    /** How far each partition has got, e.g. for a stalled run. */
+    synchronized String progress() {
+      String partitions =
+          endOffsets.entrySet().stream()
+              .sorted(Map.Entry.comparingByKey(Comparator.comparingInt(TopicPartition::partition)))
+              .map(
+                  end ->
+                      end.getKey()
+                          + " done up to offset "
+                          + reached.getOrDefault(end.getKey(), 0L)
+                          + " of "
+                          + end.getValue())
+              .collect(Collectors.joining(", "));
+      return partitions + " (" + recordsDone + " of " + records + " records)";
     }
 
     synchronized double rate() {
-      boolean timedFromAll = allConsuming != 0 && last.get() > allConsuming;
+      boolean timedFromAll = allConsuming != 0 && last > allConsuming;
       long start = timedFromAll ? allConsuming : first.get();
-      long counted = records.get() - (timedFromAll ? recordsBefore : 0);
-      return counted / ((last.get() - start) / 1e9);
+      long counted = recordsDone - (timedFromAll ? recordsBefore : 0);
+      return counted / ((last - start) / 1e9);
     }
   }
 
@@ -638,8 +730,8 @@ final class ConsumerBench {
   public static final class FirstRecordClock implements ConsumerInterceptor<Object, Object> {
     private static volatile Clock current;
 
-    static Clock start(int consumers) {
-      Clock clock = new Clock(consumers, System::nanoTime);
+    static Clock start(int consumers, Map<TopicPartition, Long> endOffsets) {
+      Clock clock = new Clock(consumers, endOffsets, System::nanoTime);
       current = clock;
       return clock;
     }
@@ -664,7 +756,10 @@ final class ConsumerBench {
     public void configure(Map<String, ?> configs) {}
   }
 
-  /** Waits until a benchmark consumer has done {@code target} records; five minutes is a stall. */
+  /**
+   * Waits until a retention run's consumer has done {@code target} records; five minutes is a
+   * stall.
+   */
   static void awaitProgress(LongSupplier progress, long target) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
     while (progress.getAsLong() < target) {
