@@ -169,7 +169,11 @@ final class ConsumerBench {
     return produce(topic, partitions);
   }
 
-  /** Both arms of one shape: warm-up, the measured runs, the figures; returns the baseline. */
+  /**
+   * Both arms of one shape: warm-up, the measured runs, the figures; returns the baseline. A run
+   * that fails ends the shape: the runs completed by both arms before it still make the shape's
+   * figures, a note says how many, and the failure is thrown on, named by shape, arm and run.
+   */
   private Figure shape(Shape shape, Topic topic) throws Exception {
     out.printf(
         "%n%s: %d records (%d distinct keys, 10%% repeats) on %s, %d partition(s), %d thread(s),"
@@ -181,20 +185,47 @@ final class ConsumerBench {
         topic.partitions(),
         shape.partitions(),
         shape.batchedWrites() ? "one multi-row INSERT per batch" : "one INSERT per record");
-    inbox(shape, topic, "warm-up");
-    plain(shape, topic, "warm-up");
     List<ConsumerStages.Run> withInbox = new ArrayList<>();
     List<ConsumerStages.Run> withoutInbox = new ArrayList<>();
-    for (int i = 0; i < repeat; i++) {
-      String label = "run " + (i + 1);
-      if (i % 2 == 0) {
-        withInbox.add(inbox(shape, topic, label));
-        withoutInbox.add(plain(shape, topic, label));
-      } else {
-        withoutInbox.add(plain(shape, topic, label));
-        withInbox.add(inbox(shape, topic, label));
+    RunFailedException failure = null;
+    try {
+      measured(shape, "inbox", "warm-up", () -> inbox(shape, topic, "warm-up"));
+      measured(shape, "no inbox", "warm-up", () -> plain(shape, topic, "warm-up"));
+      for (int i = 0; i < repeat; i++) {
+        String label = "run " + (i + 1);
+        if (i % 2 == 0) {
+          withInbox.add(measured(shape, "inbox", label, () -> inbox(shape, topic, label)));
+          withoutInbox.add(measured(shape, "no inbox", label, () -> plain(shape, topic, label)));
+        } else {
+          withoutInbox.add(measured(shape, "no inbox", label, () -> plain(shape, topic, label)));
+          withInbox.add(measured(shape, "inbox", label, () -> inbox(shape, topic, label)));
+        }
       }
+    } catch (RunFailedException e) {
+      failure = e;
     }
+    int complete = Math.min(withInbox.size(), withoutInbox.size());
+    if (complete == 0) {
+      throw failure;
+    }
+    Figure baseline =
+        shapeFigures(shape, withInbox.subList(0, complete), withoutInbox.subList(0, complete));
+    if (failure != null) {
+      figures.note(
+          shape.name()
+              + ": the figures are of the "
+              + complete
+              + " of "
+              + repeat
+              + " runs completed before "
+              + failure.getMessage());
+      throw failure;
+    }
+    return baseline;
+  }
+
+  private Figure shapeFigures(
+      Shape shape, List<ConsumerStages.Run> withInbox, List<ConsumerStages.Run> withoutInbox) {
     ConsumerStages.print(out, shape.name(), withInbox, withoutInbox);
     Figure baseline =
         figures.add(
@@ -218,6 +249,32 @@ final class ConsumerBench {
     ConsumerStages.addFigures(
         figures, PART, shape.name(), "no inbox", ConsumerStages.PLAIN, withoutInbox);
     return baseline;
+  }
+
+  /** One run of one arm. */
+  private interface Measurement {
+    ConsumerStages.Run run() throws Exception;
+  }
+
+  private static ConsumerStages.Run measured(
+      Shape shape, String arm, String label, Measurement measurement) throws InterruptedException {
+    try {
+      return measurement.run();
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new RunFailedException(
+          shape.name() + " " + arm + ", " + label + ", failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** A measured run that could not complete, named by shape, arm and run. */
+  static final class RunFailedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RunFailedException(String message, Throwable cause) {
+      super(message, cause);
+    }
   }
 
   private static List<Double> rates(List<ConsumerStages.Run> runs) {
