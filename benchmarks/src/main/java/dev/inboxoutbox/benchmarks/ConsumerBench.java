@@ -379,10 +379,13 @@ final class ConsumerBench {
     long keys = count("SELECT count(DISTINCT key) FROM effects WHERE run = '" + run + "'");
     long batches = consumers.stream().mapToLong(c -> c.stats().snapshot().batches()).sum();
     long fallbacks = consumers.stream().mapToLong(c -> c.stats().snapshot().batchFallbacks()).sum();
+    // Records in committed batches beyond the topic's: batches read again after a rebalance.
+    long readAgain =
+        consumers.stream().mapToLong(c -> c.stats().snapshot().records()).sum() - messages;
     out.printf(
         "inbox, %s: %.0f msg/s, %d effects for %d distinct keys, %d batches (%d fell back to one"
-            + " record per transaction)%n",
-        label, rate, effects, topic.distinct(), batches, fallbacks);
+            + " record per transaction), %d records read again%n",
+        label, rate, effects, topic.distinct(), batches, fallbacks, readAgain);
     if (effects != topic.distinct() || keys != topic.distinct()) {
       // Every record of the topic was in a committed batch: a key without its effect was lost.
       throw new IllegalStateException(
@@ -475,7 +478,10 @@ final class ConsumerBench {
     }
     double rate = clock.rate();
     long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
-    out.printf("no inbox, %s: %.0f msg/s, %d effects%n", label, rate, effects);
+    // Without an inbox a record read again after a rebalance applies again.
+    out.printf(
+        "no inbox, %s: %.0f msg/s, %d effects, %d records read again%n",
+        label, rate, effects, effects - messages);
     if (effects < messages) {
       // Without an inbox every record applies (a batch read again applies again): fewer effects
       // than records means the loop stopped before the topic was done.
