@@ -217,8 +217,7 @@ final class ConsumerBench {
               + complete
               + " of "
               + repeat
-              + " runs completed before "
-              + failure.getMessage());
+              + " runs both arms completed before the failure noted below");
       throw failure;
     }
     return baseline;
