@@ -81,7 +81,9 @@ class ConsumerBenchRebalanceIT {
   /**
    * The first {@value #LEAVING_MEMBERS} members to commit their {@value #BATCHES_BEFORE_LEAVING}rd
    * batch leave the group from their own thread, between the database commit and the offset commit,
-   * as a member does whose commit a rebalance refuses.
+   * as a member does whose commit a rebalance refuses. By throwing: {@link
+   * IdempotentConsumer#close()} there would not do, its consumer still sends the offset commit
+   * before it notices the wake-up.
    */
   private static final class MembersLeaving implements Disturbance {
     private final Map<IdempotentConsumer, AtomicInteger> batches = new ConcurrentHashMap<>();
