@@ -84,6 +84,7 @@ public final class Bench {
             : Optional.of(ConnectArm.Sources.find(ConnectArm.Sources.repoRoot()));
     BenchFigures figures = new BenchFigures();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
+    Exception failure = null;
     try (DevStack stack = DevStack.start(stackSettings)) {
       if (retention.only()) {
         retention(stack, figures);
@@ -106,12 +107,20 @@ public final class Bench {
           retention(stack, figures);
         }
       }
+    } catch (Exception e) {
+      // The parts and runs that completed keep their figures: printed and written as usual, with
+      // the failure as a note, before the failure ends the command.
+      failure = e;
+      figures.note("INCOMPLETE: " + e.getMessage());
     }
     MachineLoad.since(cpuAtStart).ifPresent(load -> figures.note(load.describe()));
     out.println();
     figures.printTable(out);
     if (json.isPresent()) {
       write(json.get(), figures);
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -38,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -102,8 +104,22 @@ final class ConsumerBench {
     }
   }
 
-  /** A topic with the run's records and how many distinct keys they hold. */
-  private record Topic(String name, int partitions, int distinct) {}
+  /**
+   * A topic with the run's records, how many distinct keys they hold, and each partition's end
+   * offset: a run is done once every partition's records up to it are.
+   */
+  record Topic(String name, int partitions, int distinct, Map<TopicPartition, Long> endOffsets) {}
+
+  /**
+   * Done on an inbox consumer's own thread once a batch's transaction has committed, before its
+   * offsets are: where a test makes a member leave the group with its last batch uncommitted to
+   * Kafka, so that the partition's next owner reads that batch again.
+   */
+  interface Disturbance {
+    Disturbance NONE = (consumer, records) -> {};
+
+    void batchCommitted(IdempotentConsumer consumer, List<ConsumerRecord<String, byte[]>> records);
+  }
 
   private final Database db;
   private final String bootstrap;
@@ -128,7 +144,7 @@ final class ConsumerBench {
   }
 
   void run() throws Exception {
-    execute(CREATE_EFFECTS, "CREATE TABLE IF NOT EXISTS naive_seen (key text PRIMARY KEY)");
+    createTables();
     Topic single = topic(1);
     Topic three = topic(3);
     Figure singleBaseline = shape(new Shape(1, false), single);
@@ -144,12 +160,20 @@ final class ConsumerBench {
         Optional.empty());
   }
 
-  private Topic topic(int partitions) throws Exception {
-    String topic = "bench-" + partitions + "p-" + UUID.randomUUID().toString().substring(0, 8);
-    return new Topic(topic, partitions, produce(topic, partitions));
+  void createTables() throws SQLException {
+    execute(CREATE_EFFECTS, "CREATE TABLE IF NOT EXISTS naive_seen (key text PRIMARY KEY)");
   }
 
-  /** Both arms of one shape: warm-up, the measured runs, the figures; returns the baseline. */
+  Topic topic(int partitions) throws Exception {
+    String topic = "bench-" + partitions + "p-" + UUID.randomUUID().toString().substring(0, 8);
+    return produce(topic, partitions);
+  }
+
+  /**
+   * Both arms of one shape: warm-up, the measured runs, the figures; returns the baseline. A run
+   * that fails ends the shape: the runs completed by both arms before it still make the shape's
+   * figures, a note says how many, and the failure is thrown on, named by shape, arm and run.
+   */
   private Figure shape(Shape shape, Topic topic) throws Exception {
     out.printf(
         "%n%s: %d records (%d distinct keys, 10%% repeats) on %s, %d partition(s), %d thread(s),"
@@ -161,20 +185,46 @@ final class ConsumerBench {
         topic.partitions(),
         shape.partitions(),
         shape.batchedWrites() ? "one multi-row INSERT per batch" : "one INSERT per record");
-    inbox(shape, topic, "warm-up");
-    plain(shape, topic, "warm-up");
     List<ConsumerStages.Run> withInbox = new ArrayList<>();
     List<ConsumerStages.Run> withoutInbox = new ArrayList<>();
-    for (int i = 0; i < repeat; i++) {
-      String label = "run " + (i + 1);
-      if (i % 2 == 0) {
-        withInbox.add(inbox(shape, topic, label));
-        withoutInbox.add(plain(shape, topic, label));
-      } else {
-        withoutInbox.add(plain(shape, topic, label));
-        withInbox.add(inbox(shape, topic, label));
+    RunFailedException failure = null;
+    try {
+      measured(shape, "inbox", "warm-up", () -> inbox(shape, topic, "warm-up"));
+      measured(shape, "no inbox", "warm-up", () -> plain(shape, topic, "warm-up"));
+      for (int i = 0; i < repeat; i++) {
+        String label = "run " + (i + 1);
+        if (i % 2 == 0) {
+          withInbox.add(measured(shape, "inbox", label, () -> inbox(shape, topic, label)));
+          withoutInbox.add(measured(shape, "no inbox", label, () -> plain(shape, topic, label)));
+        } else {
+          withoutInbox.add(measured(shape, "no inbox", label, () -> plain(shape, topic, label)));
+          withInbox.add(measured(shape, "inbox", label, () -> inbox(shape, topic, label)));
+        }
       }
+    } catch (RunFailedException e) {
+      failure = e;
     }
+    int complete = Math.min(withInbox.size(), withoutInbox.size());
+    if (complete == 0) {
+      throw failure;
+    }
+    Figure baseline =
+        shapeFigures(shape, withInbox.subList(0, complete), withoutInbox.subList(0, complete));
+    if (failure != null) {
+      figures.note(
+          shape.name()
+              + ": the figures are of the "
+              + complete
+              + " of "
+              + repeat
+              + " runs both arms completed before the failure noted below");
+      throw failure;
+    }
+    return baseline;
+  }
+
+  private Figure shapeFigures(
+      Shape shape, List<ConsumerStages.Run> withInbox, List<ConsumerStages.Run> withoutInbox) {
     ConsumerStages.print(out, shape.name(), withInbox, withoutInbox);
     Figure baseline =
         figures.add(
@@ -200,11 +250,37 @@ final class ConsumerBench {
     return baseline;
   }
 
+  /** One run of one arm. */
+  private interface Measurement {
+    ConsumerStages.Run run() throws Exception;
+  }
+
+  private static ConsumerStages.Run measured(
+      Shape shape, String arm, String label, Measurement measurement) throws InterruptedException {
+    try {
+      return measurement.run();
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new RunFailedException(
+          shape.name() + " " + arm + ", " + label + ", failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** A measured run that could not complete, named by shape, arm and run. */
+  static final class RunFailedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RunFailedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   private static List<Double> rates(List<ConsumerStages.Run> runs) {
     return runs.stream().map(ConsumerStages.Run::rate).toList();
   }
 
-  private int produce(String topic, int partitions) throws Exception {
+  private Topic produce(String topic, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
     }
@@ -233,10 +309,13 @@ final class ConsumerBench {
       producer.flush();
     }
     // A record lost here would stall every run at the same count: fail now, with the reason.
+    Map<TopicPartition, Long> endOffsets = new HashMap<>();
     for (Future<RecordMetadata> send : sent) {
-      send.get();
+      RecordMetadata written = send.get();
+      endOffsets.merge(
+          new TopicPartition(topic, written.partition()), written.offset() + 1, Math::max);
     }
-    return distinct.size();
+    return new Topic(topic, partitions, distinct.size(), Map.copyOf(endOffsets));
   }
 
   /**
@@ -244,10 +323,15 @@ final class ConsumerBench {
    * times.
    */
   private ConsumerStages.Run inbox(Shape shape, Topic topic, String label) throws Exception {
+    return inbox(shape, topic, label, Disturbance.NONE);
+  }
+
+  ConsumerStages.Run inbox(Shape shape, Topic topic, String label, Disturbance disturbance)
+      throws Exception {
     String run = "inbox-" + UUID.randomUUID();
     MessageHandler handler = shape.batchedWrites() ? batchedHandler(run) : perRecordHandler(run);
     int threads = shape.partitions();
-    Clock clock = FirstRecordClock.start(threads);
+    Clock clock = FirstRecordClock.start(threads, topic.endOffsets());
     List<IdempotentConsumer> consumers = new ArrayList<>();
     List<ConsumerStages.Span> spans = new ArrayList<>();
     try (HikariDataSource pool = pool(threads)) {
@@ -259,8 +343,9 @@ final class ConsumerBench {
               new BatchProcessor.Hooks() {
                 @Override
                 public void batchCommitted(List<ConsumerRecord<String, byte[]>> records) {
-                  clock.done(records.size());
+                  clock.done(nextOffsets(records));
                   span.batchDone(records.size(), self.get().stats().stageNanos());
+                  disturbance.batchCommitted(self.get(), records);
                 }
               };
           IdempotentConsumer consumer =
@@ -281,7 +366,7 @@ final class ConsumerBench {
           spans.add(span);
           consumer.start();
         }
-        clock.awaitDone(messages);
+        clock.awaitDone();
       } finally {
         for (IdempotentConsumer consumer : consumers) {
           consumer.close();
@@ -290,19 +375,26 @@ final class ConsumerBench {
     }
     double rate = clock.rate();
     long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
+    long keys = count("SELECT count(DISTINCT key) FROM effects WHERE run = '" + run + "'");
     long batches = consumers.stream().mapToLong(c -> c.stats().snapshot().batches()).sum();
     long fallbacks = consumers.stream().mapToLong(c -> c.stats().snapshot().batchFallbacks()).sum();
+    // Records in committed batches beyond the topic's: batches read again after a rebalance.
+    long readAgain =
+        consumers.stream().mapToLong(c -> c.stats().snapshot().records()).sum() - messages;
     out.printf(
         "inbox, %s: %.0f msg/s, %d effects for %d distinct keys, %d batches (%d fell back to one"
-            + " record per transaction)%n",
-        label, rate, effects, topic.distinct(), batches, fallbacks);
-    if (effects != topic.distinct()) {
+            + " record per transaction), %d records read again%n",
+        label, rate, effects, topic.distinct(), batches, fallbacks, readAgain);
+    if (effects != topic.distinct() || keys != topic.distinct()) {
+      // Every record of the topic was in a committed batch: a key without its effect was lost.
       throw new IllegalStateException(
           "the inbox consumer applied "
               + effects
-              + " effects for "
+              + " effects to "
+              + keys
+              + " keys for "
               + topic.distinct()
-              + " distinct keys");
+              + " distinct keys, after every record of the topic was done");
     }
     return ConsumerStages.Run.of(rate, spans);
   }
@@ -359,7 +451,7 @@ final class ConsumerBench {
   private ConsumerStages.Run plain(Shape shape, Topic topic, String label) throws Exception {
     String run = "plain-" + UUID.randomUUID();
     int threads = shape.partitions();
-    Clock clock = FirstRecordClock.start(threads);
+    Clock clock = FirstRecordClock.start(threads, topic.endOffsets());
     List<ConsumerStages.Span> spans = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -374,7 +466,7 @@ final class ConsumerBench {
                   return null;
                 }));
       }
-      clock.awaitDone(messages);
+      clock.awaitDone();
       clock.stop();
       for (Future<Void> loop : loops) {
         loop.get(1, TimeUnit.MINUTES);
@@ -385,7 +477,20 @@ final class ConsumerBench {
     }
     double rate = clock.rate();
     long effects = count("SELECT count(*) FROM effects WHERE run = '" + run + "'");
-    out.printf("no inbox, %s: %.0f msg/s, %d effects%n", label, rate, effects);
+    // Without an inbox a record read again after a rebalance applies again.
+    out.printf(
+        "no inbox, %s: %.0f msg/s, %d effects, %d records read again%n",
+        label, rate, effects, effects - messages);
+    if (effects < messages) {
+      // Without an inbox every record applies (a batch read again applies again): fewer effects
+      // than records means the loop stopped before the topic was done.
+      throw new IllegalStateException(
+          "the loop without an inbox applied "
+              + effects
+              + " effects for "
+              + messages
+              + " records, after every record of the topic was done");
+    }
     return ConsumerStages.Run.of(rate, spans);
   }
 
@@ -418,7 +523,7 @@ final class ConsumerBench {
           continue;
         }
         long handling = stages.since(Stage.POLL, polling);
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        Map<TopicPartition, Long> offsets = new HashMap<>();
         String[] keys = new String[records.count()];
         int i = 0;
         for (ConsumerRecord<String, byte[]> record : records) {
@@ -432,9 +537,7 @@ final class ConsumerBench {
               effect.executeUpdate();
             }
           }
-          offsets.put(
-              new TopicPartition(record.topic(), record.partition()),
-              new OffsetAndMetadata(record.offset() + 1));
+          offsets.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
         }
         if (batchedWrites) {
           // As the batched handler does: one statement for the whole poll.
@@ -443,11 +546,11 @@ final class ConsumerBench {
         long committing = stages.since(Stage.HANDLER, handling);
         connection.commit();
         stages.since(Stage.COMMIT, committing);
-        clock.done(records.count());
+        clock.done(offsets);
         span.batchDone(records.count(), stages.nanos());
         long committingOffsets = System.nanoTime();
         try {
-          consumer.commitSync(offsets);
+          consumer.commitSync(toCommit(offsets));
         } catch (CommitFailedException | RebalanceInProgressException e) {
           // As the inbox consumer does: a later commit, or the partition's next owner, covers it.
         }
@@ -549,27 +652,57 @@ final class ConsumerBench {
     }
   }
 
+  /** Per partition of {@code records}: the offset after the last record of it. */
+  static Map<TopicPartition, Long> nextOffsets(List<? extends ConsumerRecord<?, ?>> records) {
+    Map<TopicPartition, Long> next = new HashMap<>();
+    for (ConsumerRecord<?, ?> record : records) {
+      next.merge(
+          new TopicPartition(record.topic(), record.partition()), record.offset() + 1, Math::max);
+    }
+    return next;
+  }
+
+  private static Map<TopicPartition, OffsetAndMetadata> toCommit(Map<TopicPartition, Long> next) {
+    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+    next.forEach((partition, offset) -> commit.put(partition, new OffsetAndMetadata(offset)));
+    return commit;
+  }
+
   /**
-   * One run's clock: from the moment every consumer of the run has received records to the last
+   * One run's clock and its end: the run is done once every record of the topic has been in a
+   * committed batch, each partition up to its end offset. It counts records by how far each
+   * partition has got, not by how many records batches held: after a rebalance the partition's new
+   * owner reads again the batches whose offsets the old one had not committed, and counting those
+   * twice would end the run with records still unread.
+   *
+   * <p>It is timed from the moment every consumer of the run has received records to the last
    * commit. Until then the group is still forming: the first member to join takes every partition
    * and gives them up as the others join (a cooperative rebalance moves them in two rounds, an
    * eager one stops everyone), and how long that takes depends on start-up order, not on the loop
-   * being measured. Records committed before that moment are not counted. A run in which some
-   * consumer never received records is timed from the first record any of them received.
+   * being measured. Records done before that moment are not counted. A run in which some consumer
+   * never received records is timed from the first record any of them received.
    */
   static final class Clock {
     private final int consumers;
     private final LongSupplier nanoTime;
+    private final Map<TopicPartition, Long> endOffsets;
+    private final long records;
     private final Set<Object> consuming = ConcurrentHashMap.newKeySet();
     private final AtomicLong first = new AtomicLong();
-    private final AtomicLong last = new AtomicLong();
-    private final AtomicLong records = new AtomicLong();
+    private final Map<TopicPartition, Long> reached = new HashMap<>();
+    private long recordsDone;
+    private long last;
     private long allConsuming;
     private long recordsBefore;
     private volatile boolean stopped;
 
-    Clock(int consumers, LongSupplier nanoTime) {
+    /**
+     * {@code endOffsets}: every partition of the run's topic and the offset after its last record.
+     */
+    Clock(int consumers, Map<TopicPartition, Long> endOffsets, LongSupplier nanoTime) {
       this.consumers = consumers;
+      this.endOffsets = Map.copyOf(endOffsets);
+      this.records = endOffsets.values().stream().mapToLong(Long::longValue).sum();
       this.nanoTime = nanoTime;
     }
 
@@ -578,15 +711,34 @@ final class ConsumerBench {
       first.compareAndSet(0, nanoTime.getAsLong());
       if (consuming.add(consumer) && consuming.size() == consumers) {
         synchronized (this) {
-          recordsBefore = records.get();
+          recordsBefore = recordsDone;
           allConsuming = nanoTime.getAsLong();
         }
       }
     }
 
-    void done(int count) {
-      records.addAndGet(count);
-      last.set(nanoTime.getAsLong());
+    /**
+     * A batch committed; {@code nextOffsets}: per partition, the offset after its last record. A
+     * batch read again moves no partition further.
+     */
+    synchronized void done(Map<TopicPartition, Long> nextOffsets) {
+      nextOffsets.forEach(
+          (partition, next) -> {
+            if (!endOffsets.containsKey(partition)) {
+              throw new IllegalArgumentException(partition + " is not a partition of the run");
+            }
+            long before = reached.getOrDefault(partition, 0L);
+            if (next > before) {
+              reached.put(partition, next);
+              recordsDone += next - before;
+            }
+          });
+      last = nanoTime.getAsLong();
+    }
+
+    /** Records done, each counted once however often it was read. */
+    synchronized long recordsDone() {
+      return recordsDone;
     }
 
     boolean stopped() {
@@ -597,15 +749,38 @@ final class ConsumerBench {
       stopped = true;
     }
 
-    void awaitDone(long target) throws InterruptedException {
-      awaitProgress(records::get, target);
+    /** Waits until every record of the topic is done; five minutes without that is a stall. */
+    void awaitDone() throws InterruptedException {
+      long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+      while (recordsDone() < records) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the run stalled: " + progress());
+        }
+        Thread.sleep(5);
+      }
+    }
+
+    /** How far each partition has got, e.g. for a stalled run. */
+    synchronized String progress() {
+      String partitions =
+          endOffsets.entrySet().stream()
+              .sorted(Map.Entry.comparingByKey(Comparator.comparingInt(TopicPartition::partition)))
+              .map(
+                  end ->
+                      end.getKey()
+                          + " done up to offset "
+                          + reached.getOrDefault(end.getKey(), 0L)
+                          + " of "
+                          + end.getValue())
+              .collect(Collectors.joining(", "));
+      return partitions + " (" + recordsDone + " of " + records + " records)";
     }
 
     synchronized double rate() {
-      boolean timedFromAll = allConsuming != 0 && last.get() > allConsuming;
+      boolean timedFromAll = allConsuming != 0 && last > allConsuming;
       long start = timedFromAll ? allConsuming : first.get();
-      long counted = records.get() - (timedFromAll ? recordsBefore : 0);
-      return counted / ((last.get() - start) / 1e9);
+      long counted = recordsDone - (timedFromAll ? recordsBefore : 0);
+      return counted / ((last - start) / 1e9);
     }
   }
 
@@ -617,8 +792,8 @@ final class ConsumerBench {
   public static final class FirstRecordClock implements ConsumerInterceptor<Object, Object> {
     private static volatile Clock current;
 
-    static Clock start(int consumers) {
-      Clock clock = new Clock(consumers, System::nanoTime);
+    static Clock start(int consumers, Map<TopicPartition, Long> endOffsets) {
+      Clock clock = new Clock(consumers, endOffsets, System::nanoTime);
       current = clock;
       return clock;
     }
@@ -643,7 +818,10 @@ final class ConsumerBench {
     public void configure(Map<String, ?> configs) {}
   }
 
-  /** Waits until a benchmark consumer has done {@code target} records; five minutes is a stall. */
+  /**
+   * Waits until a retention run's consumer has done {@code target} records; five minutes is a
+   * stall.
+   */
   static void awaitProgress(LongSupplier progress, long target) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
     while (progress.getAsLong() < target) {
