@@ -1,7 +1,10 @@
 package dev.inboxoutbox.chaos;
 
+import dev.inboxoutbox.chaos.report.TimelinePoint;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * The console's progress line: rewritten in place on a terminal; elsewhere (a file, a CI log) a
@@ -27,6 +30,20 @@ final class ProgressLine {
   /** For this process's console: a terminal when the JVM has one attached. */
   static ProgressLine forConsole(PrintStream out) {
     return new ProgressLine(out, System.console() != null, EVERY_WHEN_NOT_A_TERMINAL);
+  }
+
+  /** The line for the latest of a run's samples, {@code timeline} holding them all in order. */
+  static String describe(List<TimelinePoint> timeline) {
+    TimelinePoint latest = timeline.get(timeline.size() - 1);
+    return String.format(
+        Locale.ROOT,
+        "[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d",
+        latest.atMillis() / 1000.0,
+        latest.sent(),
+        latest.orders(),
+        latest.settled(),
+        latest.duplicatesAbsorbed(),
+        latest.kills());
   }
 
   /** Shows {@code text}, the state {@code atMillis} into the run. */

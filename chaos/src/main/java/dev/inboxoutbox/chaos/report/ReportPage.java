@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
+import java.util.function.Function;
 
 /**
  * The HTML page of a chaos run: the verdict, a timeline (inline SVG with axes, units and a labelled
@@ -25,15 +25,15 @@ final class ReportPage {
   private static final double BOTTOM = 50;
   private static final double RIGHT = 30;
 
-  /** One drawn series of the timeline. */
-  private record Series(ToDoubleFunction<TimelinePoint> value, String label, String colour) {}
+  /** One drawn series of the timeline; a value is null where the run could not read it. */
+  private record Series(Function<TimelinePoint, Long> value, String label, String colour) {}
 
   private static final List<Series> SERIES =
       List.of(
-          new Series(TimelinePoint::sent, "records sent", "#64748b"),
+          new Series(point -> point.sent(), "records sent", "#64748b"),
           new Series(TimelinePoint::orders, "orders placed", "#2563eb"),
           new Series(TimelinePoint::settled, "orders settled (paid or payment failed)", "#16a34a"),
-          new Series(TimelinePoint::duplicatesAbsorbed, "duplicates absorbed", "#9333ea"));
+          new Series(point -> point.duplicatesAbsorbed(), "duplicates absorbed", "#9333ea"));
 
   private final boolean passed;
   private final String summary;
@@ -162,7 +162,8 @@ final class ReportPage {
     double maxY = 1;
     for (TimelinePoint point : timeline) {
       for (Series series : SERIES) {
-        maxY = Math.max(maxY, series.value().applyAsDouble(point));
+        Long value = series.value().apply(point);
+        maxY = Math.max(maxY, value == null ? 0 : value);
       }
     }
     double yStep = niceStep(maxY / 5);
@@ -253,7 +254,8 @@ final class ReportPage {
     for (Series series : SERIES) {
       StringBuilder points = new StringBuilder();
       for (TimelinePoint point : timeline) {
-        double value = Math.max(0, series.value().applyAsDouble(point));
+        Long read = series.value().apply(point);
+        double value = read == null ? 0 : Math.max(0, read);
         points
             .append(fmt(point.atMillis() / 1000.0 / maxSeconds * PLOT_WIDTH))
             .append(',')

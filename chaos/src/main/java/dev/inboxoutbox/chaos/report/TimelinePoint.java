@@ -12,4 +12,4 @@ package dev.inboxoutbox.chaos.report;
  * @param kills kills and crash points so far
  */
 public record TimelinePoint(
-    long atMillis, long sent, long orders, long settled, long duplicatesAbsorbed, int kills) {}
+    long atMillis, long sent, Long orders, Long settled, long duplicatesAbsorbed, int kills) {}

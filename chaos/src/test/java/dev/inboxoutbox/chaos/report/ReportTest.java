@@ -51,7 +51,7 @@ class ReportTest {
             Map.of("records", 10L),
             Map.of("total", 1),
             List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
-            List.of(new TimelinePoint(1_000, 150, 140, -1, 20, 1)),
+            List.of(new TimelinePoint(1_000, 150, 140L, -1L, 20, 1)),
             List.of(new Kill(5_250, "exit-during-outage", "order-consumer-1", false, true)),
             Map.of(),
             Duration.ofSeconds(60),
