@@ -4,10 +4,10 @@ import java.sql.SQLException;
 
 /**
  * Orders placed and settled (paid or payment failed), as one sample of the orders database read
- * them.
+ * them; both null when the database could not answer (down, or unreachable).
  *
- * @param orders rows in the orders table
- * @param settled orders paid or whose payment failed
+ * @param orders rows in the orders table, or null
+ * @param settled orders paid or whose payment failed, or null
  */
 record OrderCounts(Long orders, Long settled) {
 
@@ -17,12 +17,18 @@ record OrderCounts(Long orders, Long settled) {
     OrderCounts run() throws SQLException;
   }
 
-  /** One sample: what {@code query} answers, -1 for each count when the database cannot answer. */
+  /** Neither count could be read. */
+  static final OrderCounts UNKNOWN = new OrderCounts(null, null);
+
+  /**
+   * One sample: what {@code query} answers, or {@link #UNKNOWN} when the database cannot answer. A
+   * stand-in number (-1, 0) would read as orders that vanished.
+   */
   static OrderCounts read(Query query) {
     try {
       return query.run();
     } catch (SQLException unreachable) {
-      return new OrderCounts(-1L, -1L);
+      return UNKNOWN;
     }
   }
 }

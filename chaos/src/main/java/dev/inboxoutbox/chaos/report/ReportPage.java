@@ -130,6 +130,11 @@ final class ReportPage {
     legend.append(
         "<span style=\"color:#b45309\">&#9646; infrastructure fault (numbered as in the fault"
             + " table)</span>");
+    if (timeline.stream().anyMatch(point -> point.orders() == null || point.settled() == null)) {
+      legend.append(
+          "<span>a gap in a line: the orders database could not be read (down or"
+              + " unreachable)</span>");
+    }
     return legend.toString();
   }
 
@@ -163,7 +168,9 @@ final class ReportPage {
     for (TimelinePoint point : timeline) {
       for (Series series : SERIES) {
         Long value = series.value().apply(point);
-        maxY = Math.max(maxY, value == null ? 0 : value);
+        if (value != null) {
+          maxY = Math.max(maxY, value);
+        }
       }
     }
     double yStep = niceStep(maxY / 5);
@@ -252,21 +259,22 @@ final class ReportPage {
     }
 
     for (Series series : SERIES) {
-      StringBuilder points = new StringBuilder();
+      // A count the run could not read ends the line; the next one read starts a new line, so an
+      // outage is a gap, not a drop to 0.
+      List<String> run = new ArrayList<>();
       for (TimelinePoint point : timeline) {
-        Long read = series.value().apply(point);
-        double value = read == null ? 0 : Math.max(0, read);
-        points
-            .append(fmt(point.atMillis() / 1000.0 / maxSeconds * PLOT_WIDTH))
-            .append(',')
-            .append(fmt(PLOT_HEIGHT - value / yMax * PLOT_HEIGHT))
-            .append(' ');
+        Long value = series.value().apply(point);
+        if (value == null) {
+          svg.append(polyline(run, series.colour()));
+          run.clear();
+          continue;
+        }
+        run.add(
+            fmt(point.atMillis() / 1000.0 / maxSeconds * PLOT_WIDTH)
+                + ','
+                + fmt(PLOT_HEIGHT - value / yMax * PLOT_HEIGHT));
       }
-      svg.append("<polyline fill=\"none\" stroke=\"")
-          .append(series.colour())
-          .append("\" stroke-width=\"2\" points=\"")
-          .append(points)
-          .append("\"/>");
+      svg.append(polyline(run, series.colour()));
     }
     svg.append("</g></svg>");
     return svg.toString();
@@ -397,6 +405,22 @@ final class ReportPage {
       }
     }
     return 10 * power;
+  }
+
+  /**
+   * The points read in a row as one line; a lone point, between two gaps, as a dot, since a line of
+   * one point draws nothing.
+   */
+  private static String polyline(List<String> points, String colour) {
+    if (points.isEmpty()) {
+      return "";
+    }
+    if (points.size() == 1) {
+      String[] xy = points.get(0).split(",");
+      return "<circle cx=\"%s\" cy=\"%s\" r=\"2.5\" fill=\"%s\"/>".formatted(xy[0], xy[1], colour);
+    }
+    return "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>"
+        .formatted(colour, String.join(" ", points));
   }
 
   private static String line(double x1, double y1, double x2, double y2, String colour, int width) {
