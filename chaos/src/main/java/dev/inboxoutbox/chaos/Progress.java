@@ -10,13 +10,13 @@ import dev.inboxoutbox.tools.LoadProducer;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -68,41 +68,39 @@ final class Progress {
   }
 
   void sample() {
-    long applied;
-    long settled;
-    // Settled is paid or payment failed: the end of the order -> payment -> provider -> webhook
-    // chain. Both counts in one scan, once a second while the run is short of CPU.
+    OrderCounts counts = OrderCounts.read(this::countOrders);
+    long absorbed = sampleDuplicates();
+    int kills = fleet.totalKills();
+    long atMillis = Duration.between(loadStarted, Instant.now()).toMillis();
+    TimelinePoint point =
+        new TimelinePoint(
+            atMillis,
+            load.sent().records.get(),
+            counts.orders(),
+            counts.settled(),
+            absorbed,
+            kills);
+    List<TimelinePoint> samples;
+    synchronized (this) {
+      timeline.add(point);
+      samples = List.copyOf(timeline);
+    }
+    line.show(atMillis, ProgressLine.describe(samples));
+  }
+
+  /**
+   * Settled is paid or payment failed: the end of the order -> payment -> provider -> webhook
+   * chain. Both counts in one scan, once a second while the run is short of CPU.
+   */
+  private OrderCounts countOrders() throws SQLException {
     try (Connection connection = ordersDb.dataSource().getConnection();
         Statement statement = connection.createStatement();
         ResultSet row =
             statement.executeQuery(
                 "SELECT count(*), count(*) FILTER (WHERE status <> 'PLACED') FROM orders")) {
       row.next();
-      applied = row.getLong(1);
-      settled = row.getLong(2);
-    } catch (Exception e) {
-      applied = -1;
-      settled = -1;
+      return new OrderCounts(row.getLong(1), row.getLong(2));
     }
-    long absorbed = sampleDuplicates();
-    int kills = fleet.totalKills();
-    long atMillis = Duration.between(loadStarted, Instant.now()).toMillis();
-    TimelinePoint point =
-        new TimelinePoint(atMillis, load.sent().records.get(), applied, settled, absorbed, kills);
-    synchronized (this) {
-      timeline.add(point);
-    }
-    line.show(
-        atMillis,
-        String.format(
-            Locale.ROOT,
-            "[%5.1fs] sent %d  orders %d  settled %d  duplicates absorbed %d  kills %d",
-            atMillis / 1000.0,
-            point.sent(),
-            applied,
-            settled,
-            absorbed,
-            kills));
   }
 
   /** Ends the progress line, so that what follows starts on a line of its own. */

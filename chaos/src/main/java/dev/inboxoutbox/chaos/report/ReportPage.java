@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
+import java.util.function.Function;
 
 /**
  * The HTML page of a chaos run: the verdict, a timeline (inline SVG with axes, units and a labelled
@@ -25,15 +25,15 @@ final class ReportPage {
   private static final double BOTTOM = 50;
   private static final double RIGHT = 30;
 
-  /** One drawn series of the timeline. */
-  private record Series(ToDoubleFunction<TimelinePoint> value, String label, String colour) {}
+  /** One drawn series of the timeline; a value is null where the run could not read it. */
+  private record Series(Function<TimelinePoint, Long> value, String label, String colour) {}
 
   private static final List<Series> SERIES =
       List.of(
-          new Series(TimelinePoint::sent, "records sent", "#64748b"),
+          new Series(point -> point.sent(), "records sent", "#64748b"),
           new Series(TimelinePoint::orders, "orders placed", "#2563eb"),
           new Series(TimelinePoint::settled, "orders settled (paid or payment failed)", "#16a34a"),
-          new Series(TimelinePoint::duplicatesAbsorbed, "duplicates absorbed", "#9333ea"));
+          new Series(point -> point.duplicatesAbsorbed(), "duplicates absorbed", "#9333ea"));
 
   private final boolean passed;
   private final String summary;
@@ -130,6 +130,11 @@ final class ReportPage {
     legend.append(
         "<span style=\"color:#b45309\">&#9646; infrastructure fault (numbered as in the fault"
             + " table)</span>");
+    if (timeline.stream().anyMatch(point -> point.orders() == null || point.settled() == null)) {
+      legend.append(
+          "<span>a gap in a line: the orders database could not be read (down or"
+              + " unreachable)</span>");
+    }
     return legend.toString();
   }
 
@@ -162,7 +167,10 @@ final class ReportPage {
     double maxY = 1;
     for (TimelinePoint point : timeline) {
       for (Series series : SERIES) {
-        maxY = Math.max(maxY, series.value().applyAsDouble(point));
+        Long value = series.value().apply(point);
+        if (value != null) {
+          maxY = Math.max(maxY, value);
+        }
       }
     }
     double yStep = niceStep(maxY / 5);
@@ -251,20 +259,22 @@ final class ReportPage {
     }
 
     for (Series series : SERIES) {
-      StringBuilder points = new StringBuilder();
+      // A count the run could not read ends the line; the next one read starts a new line, so an
+      // outage is a gap, not a drop to 0.
+      List<String> run = new ArrayList<>();
       for (TimelinePoint point : timeline) {
-        double value = Math.max(0, series.value().applyAsDouble(point));
-        points
-            .append(fmt(point.atMillis() / 1000.0 / maxSeconds * PLOT_WIDTH))
-            .append(',')
-            .append(fmt(PLOT_HEIGHT - value / yMax * PLOT_HEIGHT))
-            .append(' ');
+        Long value = series.value().apply(point);
+        if (value == null) {
+          svg.append(polyline(run, series.colour()));
+          run.clear();
+          continue;
+        }
+        run.add(
+            fmt(point.atMillis() / 1000.0 / maxSeconds * PLOT_WIDTH)
+                + ','
+                + fmt(PLOT_HEIGHT - value / yMax * PLOT_HEIGHT));
       }
-      svg.append("<polyline fill=\"none\" stroke=\"")
-          .append(series.colour())
-          .append("\" stroke-width=\"2\" points=\"")
-          .append(points)
-          .append("\"/>");
+      svg.append(polyline(run, series.colour()));
     }
     svg.append("</g></svg>");
     return svg.toString();
@@ -395,6 +405,22 @@ final class ReportPage {
       }
     }
     return 10 * power;
+  }
+
+  /**
+   * The points read in a row as one line; a lone point, between two gaps, as a dot, since a line of
+   * one point draws nothing.
+   */
+  private static String polyline(List<String> points, String colour) {
+    if (points.isEmpty()) {
+      return "";
+    }
+    if (points.size() == 1) {
+      String[] xy = points.get(0).split(",");
+      return "<circle cx=\"%s\" cy=\"%s\" r=\"2.5\" fill=\"%s\"/>".formatted(xy[0], xy[1], colour);
+    }
+    return "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>"
+        .formatted(colour, String.join(" ", points));
   }
 
   private static String line(double x1, double y1, double x2, double y2, String colour, int width) {
