@@ -144,6 +144,8 @@ class ChaosIT {
         .containsPattern(
             "no cancelled order keeps a capture \\(provider ledger\\)\\s+FAIL.* [1-9]\\d*"
                 + " cancelled orders keep captured money")
+        .containsPattern(
+            "every outbox event delivered\\s+FAIL.* [1-9]\\d* refund requests never received")
         .as("nothing was refunded, so nothing was refunded wrongly")
         .containsPattern(
             "no refund twice, none without a capture of a cancelled order \\(provider ledger\\)"
