@@ -122,6 +122,13 @@ public final class ChaosCommand implements Callable<Integer> {
               + " fail.")
   boolean reorderConsumer;
 
+  @Option(
+      names = "--drop-refunds",
+      description =
+          "Negative control: payment-consumer loses every refund request, so cancelled orders"
+              + " whose charge was captured keep the money; the verifier must then fail.")
+  boolean dropRefunds;
+
   @CommandLine.Mixin LoadShares shares = new LoadShares();
 
   @CommandLine.Mixin RunDirectories directories = new RunDirectories();
@@ -367,12 +374,18 @@ public final class ChaosCommand implements Callable<Integer> {
   }
 
   private NegativeControl negativeControl() {
-    if (noDedup && reorderConsumer) {
+    int chosen = (noDedup ? 1 : 0) + (reorderConsumer ? 1 : 0) + (dropRefunds ? 1 : 0);
+    if (chosen > 1) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "--no-dedup and --reorder-consumer are two controls: choose one");
+          spec.commandLine(),
+          "--no-dedup, --reorder-consumer and --drop-refunds are separate controls: choose one");
     }
-    return noDedup
-        ? NegativeControl.NO_DEDUP
-        : reorderConsumer ? NegativeControl.REORDER : NegativeControl.NONE;
+    if (noDedup) {
+      return NegativeControl.NO_DEDUP;
+    }
+    if (reorderConsumer) {
+      return NegativeControl.REORDER;
+    }
+    return dropRefunds ? NegativeControl.DROP_REFUNDS : NegativeControl.NONE;
   }
 }

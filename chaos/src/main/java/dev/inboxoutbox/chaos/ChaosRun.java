@@ -264,7 +264,7 @@ final class ChaosRun {
                     + ": verifying anyway");
         List<Invariant> invariants =
             new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap)
-                .verify(load.sent(), provider.ledger());
+                .verify(load.sent(), provider.ledger(), provider.refunds());
         WebhookStats webhooks = provider.webhookStats();
         RunFigures.Summary figures =
             RunFigures.summarise(
@@ -287,7 +287,13 @@ final class ChaosRun {
                 fleet.killLog().stream()
                     .map(kill -> kill.relativeTo(loadStarted.toEpochMilli()))
                     .toList(),
-                Map.of("webhooks", webhooks, "ledgerEntries", provider.ledger().size()),
+                Map.of(
+                    "webhooks",
+                    webhooks,
+                    "ledgerEntries",
+                    provider.ledger().size(),
+                    "refunds",
+                    provider.refunds().size()),
                 Duration.between(started, Instant.now()),
                 MachineLoad.since(cpuAtStart),
                 network,

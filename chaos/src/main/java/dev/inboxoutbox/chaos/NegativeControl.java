@@ -9,7 +9,9 @@ public enum NegativeControl {
   /** Every delivery looks new to the inbox, so repeats apply again. */
   NO_DEDUP("inbox off: every delivery gets a key of its own"),
   /** The order service applies each partition's records of a batch last first. */
-  REORDER("consumer reorders: each batch applied last record first");
+  REORDER("consumer reorders: each batch applied last record first"),
+  /** payment-consumer loses every refund request, so cancelled orders keep captured money. */
+  DROP_REFUNDS("refunds dropped: every RefundRequested is lost before the refunder");
 
   private final String description;
 

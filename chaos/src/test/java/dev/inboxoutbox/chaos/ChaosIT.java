@@ -51,6 +51,10 @@ class ChaosIT {
         .containsPattern("no phantom event\\s+PASS")
         .containsPattern("each order's events relayed in commit order\\s+PASS")
         .containsPattern("each order's commands applied in partition order\\s+PASS")
+        .containsPattern("no cancelled order keeps a capture \\(provider ledger\\)\\s+PASS")
+        .containsPattern(
+            "no refund twice, none without a capture of a cancelled order \\(provider ledger\\)"
+                + "\\s+PASS")
         .containsPattern("Kafka broker \\d \\(leader of the busiest partitions\\) SIGKILLed")
         .containsPattern("faults \\{.*postgres-crash=\\d+.*broker-kill=\\d+")
         .contains("PostgreSQL failed over")
@@ -124,6 +128,31 @@ class ChaosIT {
         .containsPattern("one order per distinct accepted key\\s+PASS");
   }
 
+  /**
+   * The refund control: payment-consumer loses every refund request. A third of the orders are
+   * cancelled, half of those while their payment is charged or captured, so some cancelled orders
+   * must keep their money, and the verifier must say so.
+   */
+  @Test
+  void theNegativeControlThatDropsRefundsFailsTheVerifier() throws Exception {
+    Run run =
+        run(
+            options(NegativeControl.DROP_REFUNDS, 3, Duration.ofSeconds(120), 600, 100, 0.3),
+            FaultOptions.processesOnly());
+    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.output)
+        .containsPattern(
+            "no cancelled order keeps a capture \\(provider ledger\\)\\s+FAIL.* [1-9]\\d*"
+                + " cancelled orders keep captured money")
+        .containsPattern(
+            "every outbox event delivered\\s+FAIL.* [1-9]\\d* refund requests never received")
+        .as("nothing was refunded, so nothing was refunded wrongly")
+        .containsPattern(
+            "no refund twice, none without a capture of a cancelled order \\(provider ledger\\)"
+                + "\\s+PASS")
+        .containsPattern("one order per distinct accepted key\\s+PASS");
+  }
+
   private static ChaosOptions options(NegativeControl control, long seed, Duration quiescence)
       throws Exception {
     return options(control, seed, quiescence, 600, 100);
@@ -131,6 +160,17 @@ class ChaosIT {
 
   private static ChaosOptions options(
       NegativeControl control, long seed, Duration quiescence, int orders, int ratePerSecond)
+      throws Exception {
+    return options(control, seed, quiescence, orders, ratePerSecond, 0.05);
+  }
+
+  private static ChaosOptions options(
+      NegativeControl control,
+      long seed,
+      Duration quiescence,
+      int orders,
+      int ratePerSecond,
+      double cancelShare)
       throws Exception {
     return new ChaosOptions(
         seed,
@@ -147,7 +187,7 @@ class ChaosIT {
         0.3,
         0.03,
         0.02,
-        0.05,
+        cancelShare,
         0.3,
         quiescence,
         REPO,

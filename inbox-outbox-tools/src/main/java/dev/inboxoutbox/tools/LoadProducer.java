@@ -20,8 +20,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Sends PlaceOrder commands to {@code orders.commands}: each with a fresh idempotency key, plus a
  * share of client retries (same key, same order, re-serialised), conflicts (same key, another
- * order), malformed records and cancellations (a CancelOrder naming the order's key, right behind
- * it). Remembers what it sent so the verifier can hold the system to it.
+ * order), malformed records and cancellations (a CancelOrder naming the order's key: half of them
+ * right behind it, half up to about a second later, while its payment is being charged). Remembers
+ * what it sent so the verifier can hold the system to it.
  */
 public final class LoadProducer implements AutoCloseable {
 
@@ -90,6 +91,9 @@ public final class LoadProducer implements AutoCloseable {
     CANCEL
   }
 
+  /** A CancelOrder held back until {@code dueAfterOrder} orders have been sent. */
+  private record LateCancel(int dueAfterOrder, String customer, String placeKey) {}
+
   /** Told of each record as it is handed to the producer. */
   @FunctionalInterface
   interface SendListener {
@@ -104,6 +108,7 @@ public final class LoadProducer implements AutoCloseable {
   private final double cancelShare;
   private final Sent sent = new Sent();
   private final List<String[]> recent = new ArrayList<>();
+  private final List<LateCancel> lateCancels = new ArrayList<>();
   private SendListener listener = (kind, key) -> {};
 
   public LoadProducer(
@@ -151,12 +156,16 @@ public final class LoadProducer implements AutoCloseable {
       sent.validKeys.add(key);
       remember(key, customer, order);
       if (random.nextDouble() < cancelShare) {
-        // Right behind its order in the same partition: only a consumer that applies a partition
-        // out of order cancels before the order exists.
-        String cancelKey = UUID.randomUUID().toString();
-        send(cancelKey, customer, "CancelOrder", "{\"placedBy\":\"" + key + "\"}");
-        listener.sent(SentKind.CANCEL, cancelKey);
-        sent.cancelledOrderKeys.put(cancelKey, key);
+        if (random.nextBoolean()) {
+          // Right behind its order in the same partition: only a consumer that applies a partition
+          // out of order cancels before the order exists.
+          cancel(customer, key);
+        } else {
+          // Later, while the order's payment is requested, charged or captured: the cancel races
+          // with the payment, and whatever the provider took has to go back.
+          int later = 1 + random.nextInt(perSecond > 0 ? perSecond : 100);
+          lateCancels.add(new LateCancel(i + 1 + later, customer, key));
+        }
       }
       if (random.nextDouble() < retryShare) {
         String[] earlier = recent.get(random.nextInt(recent.size()));
@@ -177,9 +186,30 @@ public final class LoadProducer implements AutoCloseable {
         listener.sent(SentKind.MALFORMED, malformedKey);
         sent.malformedKeys.add(malformedKey);
       }
+      sendLateCancels(i + 1);
       pace(started, i + 1, perSecond);
     }
+    sendLateCancels(Integer.MAX_VALUE);
     producer.flush();
+  }
+
+  /** Sends the held-back cancels due once {@code ordersSent} orders are out. */
+  private void sendLateCancels(int ordersSent) {
+    for (var due = lateCancels.iterator(); due.hasNext(); ) {
+      LateCancel late = due.next();
+      if (late.dueAfterOrder() <= ordersSent) {
+        cancel(late.customer(), late.placeKey());
+        due.remove();
+      }
+    }
+  }
+
+  /** A CancelOrder naming the order by the key that placed it, in its customer's partition. */
+  private void cancel(String customer, String placeKey) {
+    String cancelKey = UUID.randomUUID().toString();
+    send(cancelKey, customer, "CancelOrder", "{\"placedBy\":\"" + placeKey + "\"}");
+    listener.sent(SentKind.CANCEL, cancelKey);
+    sent.cancelledOrderKeys.put(cancelKey, placeKey);
   }
 
   private void remember(String key, String customer, String order) {

@@ -16,9 +16,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The order state machine: placed -> paid | payment failed, placed -> cancelled. Each method either
- * changes state and emits events, or throws {@link OrderRejected} having changed nothing; the
- * caller stores either as the command's outcome.
+ * The order state machine: placed -> paid | payment failed, placed -> cancelled (which calls the
+ * payment off). Each method either changes state and emits events, or throws {@link OrderRejected}
+ * having changed nothing; the caller stores either as the command's outcome.
  *
  * <p>Runs in the caller's Spring transaction (the consumer batch's, or the endpoint's), whose
  * connection {@link JdbcClient} takes: the state change, the events and the inbox claim commit or
@@ -126,6 +126,14 @@ final class Orders {
   private record PaymentRequested(
       String orderId, String paymentId, String customerId, long amountCents, String currency) {}
 
+  /**
+   * {@code PaymentCancelRequested}, for payment-consumer: the payment of a cancelled order is
+   * called off (never charged, or refunded). It carries the whole payment, so payment-consumer can
+   * record the cancel even for a payment it has not seen yet.
+   */
+  private record PaymentCancelRequested(
+      String orderId, String paymentId, String customerId, long amountCents, String currency) {}
+
   /** The outcome of a transition, and the payload of the event it emits. */
   private record Status(String orderId, String status) {}
 
@@ -225,7 +233,29 @@ final class Orders {
       releaseStock(orderId);
     }
     String cancelled = status(orderId, "CANCELLED");
-    emit.accept(List.of(OutboxEvent.of("order", orderId, "OrderCancelled", cancelled)));
+    OutboxEvent orderCancelled = OutboxEvent.of("order", orderId, "OrderCancelled", cancelled);
+    if (order.status().equals("PAYMENT_FAILED")) {
+      emit.accept(List.of(orderCancelled));
+      return cancelled;
+    }
+    // A placed order's payment may be charged already, or about to be: its PaymentRequested is in
+    // the outbox. Calling it off on the same topic with the same key (aggregatetype "payment",
+    // the order id) puts the cancel behind the request in its partition, so payment-consumer
+    // reads them in that order and either never charges or refunds.
+    emit.accept(
+        List.of(
+            orderCancelled,
+            OutboxEvent.of(
+                "payment",
+                orderId,
+                "PaymentCancelRequested",
+                json.writeValueAsString(
+                    new PaymentCancelRequested(
+                        orderId,
+                        "pay-" + orderId,
+                        order.customerId(),
+                        order.totalCents(),
+                        "EUR")))));
     return cancelled;
   }
 

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 class OrderConsumerIT {
 
@@ -250,6 +252,62 @@ class OrderConsumerIT {
                 "SELECT count(*) FROM inbox WHERE idempotency_key = '"
                     + cancelKey
                     + "' AND status = 'COMPLETED'"))
+        .isEqualTo(1);
+  }
+
+  /**
+   * Cancelling calls the payment off: a PaymentCancelRequested on the payment requests' topic, with
+   * the order's key, so payment-consumer reads it after the PaymentRequested and either never
+   * charges or refunds. A repeated cancel of the cancelled order asks nothing more.
+   */
+  @Test
+  void aCancelledOrderCallsItsPaymentOffRightBehindThePaymentRequest() throws Exception {
+    String placeKey = UUID.randomUUID().toString();
+    send("orders.commands", "c-8", placeKey, "PlaceOrder", place("c-8", "SKU-05", 3));
+    send(
+        "orders.commands",
+        "c-8",
+        UUID.randomUUID().toString(),
+        "CancelOrder",
+        "{\"placedBy\":\"" + placeKey + "\"}");
+    await("the order placed and cancelled")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                !orderPlacedBy(placeKey).isEmpty()
+                    && status(orderPlacedBy(placeKey)).equals("CANCELLED"));
+    String order = orderPlacedBy(placeKey);
+    String repeatKey = UUID.randomUUID().toString();
+    send("orders.commands", "c-8", repeatKey, "CancelOrder", "{\"orderId\":\"" + order + "\"}");
+    await("the repeated cancel answered")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox WHERE idempotency_key = '" + repeatKey + "'")
+                    == 1);
+
+    List<ConsumerRecord<String, byte[]>> forOrder =
+        read(
+                "outbox.event.payment",
+                records -> records.stream().filter(r -> r.key().equals(order)).count() >= 2)
+            .stream()
+            .filter(r -> r.key().equals(order))
+            .toList();
+    assertThat(forOrder)
+        .extracting(r -> header(r, "type"))
+        .containsExactly("PaymentRequested", "PaymentCancelRequested");
+    JsonNode cancel = JsonMapper.builder().build().readTree(TopicReader.value(forOrder.get(1)));
+    assertThat(cancel.get("orderId").asString()).isEqualTo(order);
+    assertThat(cancel.get("paymentId").asString()).isEqualTo("pay-" + order);
+    assertThat(cancel.get("customerId").asString()).isEqualTo("c-8");
+    assertThat(cancel.get("amountCents").asLong()).isEqualTo(3 * 1250);
+    assertThat(cancel.get("currency").asString()).isEqualTo("EUR");
+    assertThat(
+            count(
+                "SELECT count(*) FROM outbox WHERE type = 'PaymentCancelRequested'"
+                    + " AND aggregateid = '"
+                    + order
+                    + "'"))
         .isEqualTo(1);
   }
 

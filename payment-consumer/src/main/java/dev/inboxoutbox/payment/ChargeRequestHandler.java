@@ -69,7 +69,7 @@ final class ChargeRequestHandler implements MessageHandler {
     ProviderClient.Charge charge;
     try {
       charge = provider.charge(idempotencyKey, paymentId, amountCents, currency);
-    } catch (ChargeRefusedException refused) {
+    } catch (ProviderRefusedException refused) {
       // 422 means the provider holds this key for other parameters: a person has to look.
       DeadLetterReason reason =
           refused.status() == 422 ? DeadLetterReason.CONFLICT : DeadLetterReason.HANDLER_ERROR;

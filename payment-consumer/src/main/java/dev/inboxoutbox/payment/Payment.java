@@ -11,4 +11,5 @@ public record Payment(
     String currency,
     PaymentStatus status,
     Optional<String> chargeId,
+    Optional<String> refundId,
     int version) {}

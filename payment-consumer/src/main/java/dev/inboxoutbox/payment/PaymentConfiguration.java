@@ -9,7 +9,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The three consumers of docs/flows.md, the provider client and the webhook endpoint's parts. */
+/** The four consumers of docs/flows.md, the provider client and the webhook endpoint's parts. */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(PaymentProperties.class)
 class PaymentConfiguration {
@@ -78,6 +78,18 @@ class PaymentConfiguration {
         ChargeRequestHandler.OPERATION,
         new ChargeRequestHandler(payments, events, provider),
         properties.topics().charges());
+  }
+
+  @Bean
+  IdempotentConsumerDefinition paymentRefunder(
+      Payments payments,
+      PaymentEvents events,
+      ProviderClient provider,
+      PaymentProperties properties) {
+    return IdempotentConsumerDefinition.of(
+        RefundRequestHandler.OPERATION,
+        new RefundRequestHandler(payments, events, provider),
+        properties.topics().refunds());
   }
 
   @Bean

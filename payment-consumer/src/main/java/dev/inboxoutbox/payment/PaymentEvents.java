@@ -15,12 +15,22 @@ final class PaymentEvents {
 
   static final String CHARGE_AGGREGATE = "charge";
   static final String RESULT_AGGREGATE = "payment-result";
+  static final String REFUND_AGGREGATE = "refund";
+  static final String REFUND_REQUESTED = "RefundRequested";
   static final String CHARGE_REQUESTED = "ChargeRequested";
   static final String PAYMENT_CAPTURED = "PaymentCaptured";
   static final String PAYMENT_FAILED = "PaymentFailed";
 
   private record ChargeRequested(
       String paymentId, String orderId, long amountCents, String currency, String idempotencyKey) {}
+
+  private record RefundRequested(
+      String paymentId,
+      String orderId,
+      String chargeId,
+      long amountCents,
+      String currency,
+      String idempotencyKey) {}
 
   /** {@code PaymentCaptured} / {@code PaymentFailed}; {@code reason} is null for a capture. */
   private record PaymentResult(
@@ -51,6 +61,30 @@ final class PaymentEvents {
     String body = json.writeValueAsString(payload);
     return OutboxEvent.builder(CHARGE_AGGREGATE, payment.paymentId(), CHARGE_REQUESTED, body)
         .id(Outbox.eventId(CHARGE_REQUESTED, payment.paymentId()))
+        .build();
+  }
+
+  /**
+   * The provider's idempotency key for a payment's refund: derived like the charge's, so every
+   * retry, redelivery or restart asks for the same refund, and one payment is refunded once.
+   */
+  static String refundIdempotencyKey(String paymentId) {
+    return "refund-" + paymentId;
+  }
+
+  /** The refund of a cancelled order's captured charge, for the refunder. */
+  OutboxEvent refundRequested(Payment payment, String chargeId) {
+    RefundRequested payload =
+        new RefundRequested(
+            payment.paymentId(),
+            payment.orderId(),
+            chargeId,
+            payment.amountCents(),
+            payment.currency(),
+            refundIdempotencyKey(payment.paymentId()));
+    String body = json.writeValueAsString(payload);
+    return OutboxEvent.builder(REFUND_AGGREGATE, payment.paymentId(), REFUND_REQUESTED, body)
+        .id(Outbox.eventId(REFUND_REQUESTED, payment.paymentId()))
         .build();
   }
 

@@ -19,8 +19,9 @@ public record PaymentProperties(@DefaultValue Provider provider, @DefaultValue T
    * @param webhookSecret the secret the provider signs webhooks with
    * @param webhookTolerance how far a webhook's signed timestamp may be from now
    * @param connectTimeout connecting to the provider
-   * @param requestTimeout one charge request, from sending to the full response
-   * @param attempts charge attempts within one delivery before the batch is retried later
+   * @param requestTimeout one charge or refund request, from sending to the full response
+   * @param attempts attempts per charge or refund within one delivery before the batch is retried
+   *     later
    * @param retryBackoff pause after the first failed attempt, doubling
    * @param webhookAckTimeout how long the webhook endpoint waits for Kafka to acknowledge
    */
@@ -39,9 +40,12 @@ public record PaymentProperties(@DefaultValue Provider provider, @DefaultValue T
    * @param charges {@code ChargeRequested} from this service's relay; must match the relay's
    *     routing
    * @param webhooks verified provider webhooks, written by the webhook endpoint
+   * @param refunds {@code RefundRequested} from this service's relay; must match the relay's
+   *     routing
    */
   public record Topics(
       @DefaultValue("outbox.event.payment") String paymentRequests,
       @DefaultValue("outbox.event.charge") String charges,
-      @DefaultValue("payments.webhooks") String webhooks) {}
+      @DefaultValue("payments.webhooks") String webhooks,
+      @DefaultValue("outbox.event.refund") String refunds) {}
 }

@@ -14,13 +14,14 @@ final class Payments {
   private static final String INSERT_IF_ABSENT =
       """
       INSERT INTO payments (payment_id, order_id, customer_id, amount_cents, currency, status)
-      VALUES (:paymentId, :orderId, :customerId, :amountCents, :currency, 'REQUESTED')
+      VALUES (:paymentId, :orderId, :customerId, :amountCents, :currency, :status)
       ON CONFLICT DO NOTHING
       """;
 
   private static final String FIND =
       """
-      SELECT payment_id, order_id, customer_id, amount_cents, currency, status, charge_id, version
+      SELECT payment_id, order_id, customer_id, amount_cents, currency, status, charge_id,
+             refund_id, version
       FROM payments WHERE payment_id = :paymentId
       """;
 
@@ -32,7 +33,15 @@ final class Payments {
       WHERE payment_id = :paymentId AND version = :version
       """;
 
-  /** What a {@code PaymentRequested} asks for. */
+  /** Records the provider's refund; optimistic like {@link #UPDATE}. */
+  private static final String RECORD_REFUND =
+      """
+      UPDATE payments SET status = :status, refund_id = :refundId,
+          version = version + 1, updated_at = now()
+      WHERE payment_id = :paymentId AND version = :version
+      """;
+
+  /** What a {@code PaymentRequested} (or a {@code PaymentCancelRequested}) names. */
   record NewPayment(
       String paymentId, String orderId, String customerId, long amountCents, String currency) {}
 
@@ -46,8 +55,16 @@ final class Payments {
    * Inserts the payment unless its id or its order already has one; true when this call inserted
    * it.
    */
-  boolean insertIfAbsent(NewPayment payment) {
-    return jdbc.sql(INSERT_IF_ABSENT).paramSource(payment).update() == 1;
+  boolean insertIfAbsent(NewPayment payment, PaymentStatus status) {
+    return jdbc.sql(INSERT_IF_ABSENT)
+            .param("paymentId", payment.paymentId())
+            .param("orderId", payment.orderId())
+            .param("customerId", payment.customerId())
+            .param("amountCents", payment.amountCents())
+            .param("currency", payment.currency())
+            .param("status", status.name())
+            .update()
+        == 1;
   }
 
   Optional<Payment> find(String paymentId) {
@@ -63,6 +80,7 @@ final class Payments {
                     row.getString("currency"),
                     PaymentStatus.valueOf(row.getString("status")),
                     Optional.ofNullable(row.getString("charge_id")),
+                    Optional.ofNullable(row.getString("refund_id")),
                     row.getInt("version")))
         .optional();
   }
@@ -76,6 +94,17 @@ final class Payments {
             .param("status", status.name())
             .param("chargeId", chargeId)
             .param("failureReason", failureReason)
+            .param("paymentId", read.paymentId())
+            .param("version", read.version())
+            .update()
+        == 1;
+  }
+
+  /** Moves the payment on with the provider's refund, if it is still at the version read. */
+  boolean recordRefund(Payment read, PaymentStatus status, String refundId) {
+    return jdbc.sql(RECORD_REFUND)
+            .param("status", status.name())
+            .param("refundId", refundId)
             .param("paymentId", read.paymentId())
             .param("version", read.version())
             .update()

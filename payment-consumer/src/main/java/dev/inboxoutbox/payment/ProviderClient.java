@@ -13,8 +13,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Calls the provider's {@code POST /v1/charges}. Every attempt sends the same idempotency key and
- * the same parameters, so any number of attempts, redeliveries and restarts make one charge.
+ * Calls the provider's {@code POST /v1/charges} and {@code POST /v1/refunds}. Every attempt sends
+ * the same idempotency key and the same parameters, so any number of attempts, redeliveries and
+ * restarts make one charge, and one refund.
  */
 public final class ProviderClient {
 
@@ -22,6 +23,7 @@ public final class ProviderClient {
 
   private final JsonMapper json;
   private final URI chargesUrl;
+  private final URI refundsUrl;
   private final Duration requestTimeout;
   private final int attempts;
   private final Duration retryBackoff;
@@ -30,8 +32,14 @@ public final class ProviderClient {
   /** The charge as the provider recorded it. */
   public record Charge(String chargeId, String status, boolean replayed) {}
 
+  /** The refund as the provider recorded it. */
+  public record Refund(String refundId, boolean replayed) {}
+
   /** The body of {@code POST /v1/charges}. */
   private record ChargeRequest(String paymentId, long amountCents, String currency) {}
+
+  /** The body of {@code POST /v1/refunds}. */
+  private record RefundRequest(String chargeId, long amountCents) {}
 
   public ProviderClient(
       JsonMapper json,
@@ -45,6 +53,7 @@ public final class ProviderClient {
     }
     this.json = json;
     this.chargesUrl = baseUrl.resolve("/v1/charges");
+    this.refundsUrl = baseUrl.resolve("/v1/refunds");
     this.requestTimeout = requestTimeout;
     this.attempts = attempts;
     this.retryBackoff = retryBackoff;
@@ -59,13 +68,45 @@ public final class ProviderClient {
    * Charges once per idempotency key. Transient failures are retried here a few times with a
    * doubling pause, then thrown as {@link ProviderUnavailableException}.
    *
-   * @throws ChargeRefusedException when the provider refuses the request for good
+   * @throws ProviderRefusedException when the provider refuses the request for good
    */
   public Charge charge(String idempotencyKey, String paymentId, long amountCents, String currency)
       throws ProviderUnavailableException {
-    String body = json.writeValueAsString(new ChargeRequest(paymentId, amountCents, currency));
+    HttpResponse<String> response =
+        post(
+            chargesUrl,
+            idempotencyKey,
+            json.writeValueAsString(new ChargeRequest(paymentId, amountCents, currency)),
+            "charge");
+    JsonNode charge = parse(response);
+    return new Charge(
+        requiredText(charge, "chargeId", response),
+        requiredText(charge, "status", response),
+        replayed(response));
+  }
+
+  /**
+   * Refunds once per idempotency key; retried and refused like {@link #charge}.
+   *
+   * @throws ProviderRefusedException when the provider refuses the refund for good (no such charge,
+   *     a failed charge, more than the charge took, the key reused)
+   */
+  public Refund refund(String idempotencyKey, String chargeId, long amountCents)
+      throws ProviderUnavailableException {
+    HttpResponse<String> response =
+        post(
+            refundsUrl,
+            idempotencyKey,
+            json.writeValueAsString(new RefundRequest(chargeId, amountCents)),
+            "refund");
+    return new Refund(requiredText(parse(response), "refundId", response), replayed(response));
+  }
+
+  /** The provider's 200 or 201 to this request, after at most {@code attempts} tries. */
+  private HttpResponse<String> post(URI url, String idempotencyKey, String body, String what)
+      throws ProviderUnavailableException {
     HttpRequest request =
-        HttpRequest.newBuilder(chargesUrl)
+        HttpRequest.newBuilder(url)
             .timeout(requestTimeout)
             .header("Content-Type", "application/json")
             .header("Idempotency-Key", idempotencyKey)
@@ -75,21 +116,23 @@ public final class ProviderClient {
     String lastProblem = null;
     for (int attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) {
-        pause(retryBackoff.multipliedBy(1L << (attempt - 2)), idempotencyKey);
+        pause(retryBackoff.multipliedBy(1L << (attempt - 2)), what, idempotencyKey);
       }
       try {
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         int status = response.statusCode();
         if (status == 200 || status == 201) {
-          return parse(response);
+          return response;
         }
         if (status == 409 || status == 429 || status >= 500) {
           lastProblem = "answered " + status + " " + abbreviate(response.body());
           lastFailure = null;
         } else {
-          throw new ChargeRefusedException(
+          throw new ProviderRefusedException(
               status,
-              "provider refused charge "
+              "provider refused "
+                  + what
+                  + " "
                   + idempotencyKey
                   + ": "
                   + status
@@ -101,13 +144,16 @@ public final class ProviderClient {
         lastFailure = e;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new ProviderUnavailableException("interrupted while charging " + idempotencyKey, e);
+        throw new ProviderUnavailableException(
+            "interrupted during " + what + " " + idempotencyKey, e);
       }
       log.debug(
-          "charge {} attempt {}/{} failed: {}", idempotencyKey, attempt, attempts, lastProblem);
+          "{} {} attempt {}/{} failed: {}", what, idempotencyKey, attempt, attempts, lastProblem);
     }
     throw new ProviderUnavailableException(
-        "provider unavailable for charge "
+        "provider unavailable for "
+            + what
+            + " "
             + idempotencyKey
             + " after "
             + attempts
@@ -116,35 +162,46 @@ public final class ProviderClient {
         lastFailure);
   }
 
-  private Charge parse(HttpResponse<String> response) throws ProviderUnavailableException {
+  private JsonNode parse(HttpResponse<String> response) throws ProviderUnavailableException {
     try {
-      JsonNode charge = json.readTree(response.body());
-      JsonNode chargeId = charge == null ? null : charge.get("chargeId");
-      JsonNode status = charge == null ? null : charge.get("status");
-      if (chargeId == null || !chargeId.isString() || status == null || !status.isString()) {
+      JsonNode body = json.readTree(response.body());
+      if (body == null || !body.isObject()) {
         throw new ProviderUnavailableException(
-            "provider answered without chargeId/status: " + abbreviate(response.body()), null);
+            "provider answered without a JSON object: " + abbreviate(response.body()), null);
       }
-      boolean replayed =
-          response
-              .headers()
-              .firstValue("Idempotent-Replayed")
-              .map("true"::equalsIgnoreCase)
-              .orElse(false);
-      return new Charge(chargeId.stringValue(), status.stringValue(), replayed);
+      return body;
     } catch (JacksonException e) {
       throw new ProviderUnavailableException(
           "provider answered with invalid JSON: " + abbreviate(response.body()), e);
     }
   }
 
-  private static void pause(Duration pause, String idempotencyKey)
+  private static String requiredText(JsonNode body, String field, HttpResponse<String> response)
+      throws ProviderUnavailableException {
+    JsonNode value = body.get(field);
+    if (value == null || !value.isString()) {
+      throw new ProviderUnavailableException(
+          "provider answered without " + field + ": " + abbreviate(response.body()), null);
+    }
+    return value.stringValue();
+  }
+
+  private static boolean replayed(HttpResponse<String> response) {
+    return response
+        .headers()
+        .firstValue("Idempotent-Replayed")
+        .map("true"::equalsIgnoreCase)
+        .orElse(false);
+  }
+
+  private static void pause(Duration pause, String what, String idempotencyKey)
       throws ProviderUnavailableException {
     try {
       Thread.sleep(pause.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ProviderUnavailableException("interrupted while charging " + idempotencyKey, e);
+      throw new ProviderUnavailableException(
+          "interrupted during " + what + " " + idempotencyKey, e);
     }
   }
 

@@ -11,6 +11,7 @@ import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.provider.ChargeStatus;
 import dev.inboxoutbox.provider.LedgerEntry;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
+import dev.inboxoutbox.provider.RefundEntry;
 import dev.inboxoutbox.provider.WebhookEvent;
 import dev.inboxoutbox.provider.WebhookSignature;
 import dev.inboxoutbox.relay.OutboxRelay;
@@ -48,9 +49,9 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The whole service against real PostgreSQL, a real Kafka broker and the provider simulator over
  * HTTP: {@code PaymentRequested} in, one charge at the provider, verified webhooks, one {@code
- * PaymentCaptured} / {@code PaymentFailed} out. The simulator delivers every webhook twice after a
- * random delay and fails half of the charges (predictably per key, so each test picks an order that
- * ends the way it needs).
+ * PaymentCaptured} / {@code PaymentFailed} out; {@code PaymentCancelRequested} in, no charge or one
+ * refund. The simulator delivers every webhook twice after a random delay and fails half of the
+ * charges (predictably per key, so each test picks an order that ends the way it needs).
  */
 class PaymentFlowIT {
 
@@ -71,6 +72,7 @@ class PaymentFlowIT {
   private static String chargeTopic;
   private static String webhookTopic;
   private static String resultTopic;
+  private static String refundTopic;
 
   @BeforeAll
   static void start() throws Exception {
@@ -92,6 +94,7 @@ class PaymentFlowIT {
     chargeTopic = prefix + "outbox.event.charge";
     webhookTopic = prefix + "payments.webhooks";
     resultTopic = prefix + "outbox.event.payment-result";
+    refundTopic = prefix + "outbox.event.refund";
     // Command-line arguments, because they outrank application.properties (builder properties do
     // not).
     app =
@@ -108,6 +111,7 @@ class PaymentFlowIT {
                 "--payment.topics.payment-requests=" + paymentTopic,
                 "--payment.topics.charges=" + chargeTopic,
                 "--payment.topics.webhooks=" + webhookTopic,
+                "--payment.topics.refunds=" + refundTopic,
                 "--inbox-outbox.relay.topic-replacement="
                     + prefix
                     + "outbox.event.${routedByValue}",
@@ -322,6 +326,135 @@ class PaymentFlowIT {
     onlyResult(orderId);
   }
 
+  /**
+   * The order is cancelled after its payment was captured: the charge is refunded once, under the
+   * payment's own refund key, however often the cancel and the refund's webhook arrive.
+   */
+  @Test
+  void aCancelAfterTheCaptureRefundsTheChargeOnce() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+    requestPayment(orderId, UUID.randomUUID().toString());
+    awaitStatus(paymentId, "CAPTURED");
+
+    String cancelEventId = UUID.randomUUID().toString();
+    cancelPayment(orderId, cancelEventId);
+    cancelPayment(orderId, cancelEventId); // a redelivery
+    cancelPayment(orderId, UUID.randomUUID().toString()); // the same cancel, another event
+
+    awaitStatus(paymentId, "REFUNDED");
+    LedgerEntry charge = onlyCharge(paymentId);
+    RefundEntry refund = onlyRefund(paymentId);
+    assertThat(refund.chargeId()).isEqualTo(charge.chargeId());
+    assertThat(refund.amountCents()).isEqualTo(2500);
+    assertThat(refund.idempotencyKey()).isEqualTo("refund-" + paymentId);
+    assertThat(text("SELECT refund_id FROM payments WHERE payment_id = ?", paymentId))
+        .contains(refund.refundId());
+
+    // The refund's webhook once more, signed afresh as a provider's retry would be.
+    WebhookEvent refunded =
+        provider.webhookEvents().stream()
+            .filter(e -> e.paymentId().equals(paymentId) && e.type().equals("refund.succeeded"))
+            .findFirst()
+            .orElseThrow();
+    long versionAfterRefund = count("SELECT version FROM payments WHERE payment_id = ?", paymentId);
+    assertThat(
+            postWebhook(refunded.bodyBytes(), SIGNER.sign(refunded.bodyBytes(), Instant.now()))
+                .statusCode())
+        .isEqualTo(200);
+    awaitConsumedAfter(paymentId);
+    assertThat(count("SELECT version FROM payments WHERE payment_id = ?", paymentId))
+        .isEqualTo(versionAfterRefund);
+    await("no second refund")
+        .during(Duration.ofSeconds(2))
+        .atMost(WAIT)
+        .until(() -> provider.refundsFor(paymentId).size() == 1);
+    assertThat(
+            count(
+                "SELECT count(*) FROM outbox WHERE type = 'RefundRequested' AND aggregateid = ?",
+                paymentId))
+        .isEqualTo(1);
+    // The capture was reported before the cancel; nothing contradicts it afterwards.
+    assertThat(header(onlyResult(orderId), "type")).isEqualTo("PaymentCaptured");
+  }
+
+  /**
+   * The cancel reaches the payment before the provider took the money (the provider is down, so the
+   * charge waits): the charge is never made.
+   */
+  @Test
+  void aCancelBeforeTheChargeMeansNoChargeAtAll() throws Exception {
+    ConsumerStats charger =
+        app.getBean(IdempotentConsumers.class).stats().get(ChargeRequestHandler.OPERATION);
+    long transientBefore = charger.snapshot().transientFailures();
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+
+    provider.outage(true);
+    try {
+      requestPayment(orderId, UUID.randomUUID().toString());
+      await("the charge waiting for the provider")
+          .atMost(WAIT)
+          .until(() -> charger.snapshot().transientFailures() > transientBefore);
+      cancelPayment(orderId, UUID.randomUUID().toString());
+      awaitStatus(paymentId, "CANCELLED");
+    } finally {
+      provider.outage(false);
+    }
+
+    String chargeEventId =
+        text(
+                "SELECT id::text FROM outbox WHERE type = 'ChargeRequested' AND aggregateid = ?",
+                paymentId)
+            .orElseThrow();
+    await("the charge request consumed")
+        .atMost(WAIT)
+        .until(
+            () ->
+                inboxStatus(ChargeRequestHandler.OPERATION, chargeEventId)
+                    .equals(Optional.of("COMPLETED")));
+    assertThat(provider.ledgerFor(paymentId)).isEmpty();
+    assertThat(provider.refundsFor(paymentId)).isEmpty();
+    assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId))
+        .contains("CANCELLED");
+    assertThat(
+            count(
+                "SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?",
+                orderId))
+        .isZero();
+  }
+
+  /**
+   * The charge is made, the cancel comes while its webhook is still on the way, and the capture
+   * arrives after the cancel: the late capture leads to the refund, and no PaymentCaptured is
+   * reported for an order that is cancelled.
+   */
+  @Test
+  void aCaptureArrivingAfterTheCancelIsRefunded() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+    // Nothing listens there: the provider keeps every webhook and retries until redirected back.
+    provider.webhookUrl(URI.create("http://localhost:1/webhooks/provider"));
+    try {
+      requestPayment(orderId, UUID.randomUUID().toString());
+      awaitStatus(paymentId, "CHARGE_REQUESTED");
+      cancelPayment(orderId, UUID.randomUUID().toString());
+      awaitStatus(paymentId, "CANCELLED");
+    } finally {
+      provider.webhookUrl(webhookUrl);
+    }
+
+    awaitStatus(paymentId, "REFUNDED");
+    RefundEntry refund = onlyRefund(paymentId);
+    assertThat(refund.chargeId()).isEqualTo(onlyCharge(paymentId).chargeId());
+    assertThat(refund.idempotencyKey()).isEqualTo("refund-" + paymentId);
+    assertThat(
+            count(
+                "SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?",
+                orderId))
+        .isZero();
+  }
+
   @Test
   void aBadSignatureIs401AndWritesNothing() throws Exception {
     String paymentId = "pay-forged-" + shortId();
@@ -437,6 +570,13 @@ class PaymentFlowIT {
     return charges.get(0);
   }
 
+  /** The provider made exactly one refund for the payment. */
+  private static RefundEntry onlyRefund(String paymentId) {
+    List<RefundEntry> refunds = provider.refundsFor(paymentId);
+    assertThat(refunds).as("refunds of " + paymentId).hasSize(1);
+    return refunds.get(0);
+  }
+
   /**
    * Exactly one result event for the order: one outbox row, and on Kafka only copies of that one
    * event (the relay is at-least-once; repeats would carry the same id and be absorbed downstream).
@@ -481,6 +621,24 @@ class PaymentFlowIT {
             .key("pay-" + orderId)
             .idempotencyKey(eventId)
             .type("PaymentRequested")
+            .body(JSON.writeValueAsBytes(payload))
+            .build();
+    producer.send(record).get();
+  }
+
+  /** What the order service emits when it cancels the order, keyed like its payment request. */
+  private static void cancelPayment(String orderId, String eventId) throws Exception {
+    ObjectNode payload = JSON.createObjectNode();
+    payload.put("orderId", orderId);
+    payload.put("paymentId", "pay-" + orderId);
+    payload.put("customerId", "c-" + orderId);
+    payload.put("amountCents", 2500);
+    payload.put("currency", "EUR");
+    ProducerRecord<String, byte[]> record =
+        RecordBuilder.to(paymentTopic)
+            .key("pay-" + orderId)
+            .idempotencyKey(eventId)
+            .type("PaymentCancelRequested")
             .body(JSON.writeValueAsBytes(payload))
             .build();
     producer.send(record).get();

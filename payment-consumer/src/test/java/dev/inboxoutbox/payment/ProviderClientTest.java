@@ -71,7 +71,30 @@ class ProviderClientTest {
     client.charge("charge-pay-4", "pay-4", 100, "EUR");
     assertThatThrownBy(() -> client.charge("charge-pay-4", "pay-4", 200, "EUR"))
         .isInstanceOfSatisfying(
-            ChargeRefusedException.class, refused -> assertThat(refused.status()).isEqualTo(422));
+            ProviderRefusedException.class, refused -> assertThat(refused.status()).isEqualTo(422));
+  }
+
+  @Test
+  void theSameRefundKeyRefundsOnceAndAFailedOrUnknownChargeIsRefusedForGood() throws Exception {
+    ProviderClient.Charge charge = client.charge("charge-pay-5", "pay-5", 700, "EUR");
+    ProviderClient.Refund first = client.refund("refund-pay-5", charge.chargeId(), 700);
+    ProviderClient.Refund again = client.refund("refund-pay-5", charge.chargeId(), 700);
+    assertThat(first.refundId()).startsWith("re_");
+    assertThat(first.replayed()).isFalse();
+    assertThat(again.refundId()).isEqualTo(first.refundId());
+    assertThat(again.replayed()).isTrue();
+    assertThat(provider.refundsFor("pay-5")).hasSize(1);
+    assertThatThrownBy(() -> client.refund("refund-pay-6", "ch_unknown", 700))
+        .isInstanceOfSatisfying(
+            ProviderRefusedException.class, refused -> assertThat(refused.status()).isEqualTo(404));
+    assertThatThrownBy(() -> client.refund("refund-pay-5b", charge.chargeId(), 1))
+        .isInstanceOfSatisfying(
+            ProviderRefusedException.class, refused -> assertThat(refused.status()).isEqualTo(400))
+        .hasMessageContaining("refund_exceeds_charge");
+    provider.outage(true);
+    assertThatThrownBy(() -> client.refund("refund-pay-7", charge.chargeId(), 1))
+        .isInstanceOf(ProviderUnavailableException.class)
+        .hasMessageContaining("refund refund-pay-7");
   }
 
   private static ProviderClient clientFor(URI baseUrl) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -35,6 +36,7 @@ final class ChargeBook {
   private final double failureShare;
   private final WebhookDispatcher webhooks;
   private final ConcurrentHashMap<String, StoredCharge> chargesByKey = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, LedgerEntry> chargesById = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<LedgerEntry> ledger = new ConcurrentLinkedQueue<>();
 
   ChargeBook(ObjectMapper json, long seed, double failureShare, WebhookDispatcher webhooks) {
@@ -53,6 +55,7 @@ final class ChargeBook {
     StoredCharge candidate = newCharge(idempotencyKey, request);
     StoredCharge stored = chargesByKey.putIfAbsent(idempotencyKey, candidate);
     if (stored == null) {
+      chargesById.put(candidate.entry().chargeId(), candidate.entry());
       ledger.add(candidate.entry());
       webhooks.publish(webhookEvent(candidate.entry()));
       return new Created(candidate.response());
@@ -68,6 +71,11 @@ final class ChargeBook {
     return digest.fraction("outcome", idempotencyKey) < failureShare
         ? ChargeStatus.FAILED
         : ChargeStatus.SUCCEEDED;
+  }
+
+  /** The charge with this id, if one was made. */
+  Optional<LedgerEntry> find(String chargeId) {
+    return Optional.ofNullable(chargesById.get(chargeId));
   }
 
   /** Every charge made so far, in the order they were made. */

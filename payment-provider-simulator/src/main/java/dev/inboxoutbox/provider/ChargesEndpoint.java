@@ -1,7 +1,5 @@
 package dev.inboxoutbox.provider;
 
-import static dev.inboxoutbox.provider.PaymentProviderSimulator.IDEMPOTENCY_KEY_HEADER;
-import static dev.inboxoutbox.provider.PaymentProviderSimulator.MAX_IDEMPOTENCY_KEY_LENGTH;
 import static dev.inboxoutbox.provider.PaymentProviderSimulator.REPLAYED_HEADER;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,7 +10,6 @@ import dev.inboxoutbox.provider.ChargeBook.KeyReused;
 import dev.inboxoutbox.provider.ChargeBook.Replayed;
 import dev.inboxoutbox.provider.ChargeRequest.InvalidChargeRequestException;
 import java.io.IOException;
-import java.io.InputStream;
 
 /**
  * {@code POST /v1/charges}: checks the request on the wire (method, key, body) and answers what the
@@ -24,60 +21,31 @@ import java.io.InputStream;
 final class ChargesEndpoint implements Endpoint {
 
   static final String PATH = "/v1/charges";
-  private static final int MAX_BODY_BYTES = 64 * 1024;
 
   private final ObjectMapper json;
   private final JsonResponses responses;
   private final ChargeBook charges;
-  private volatile boolean outage;
+  private final IdempotentPost post;
 
   ChargesEndpoint(ObjectMapper json, JsonResponses responses, ChargeBook charges) {
     this.json = json;
     this.responses = responses;
     this.charges = charges;
+    this.post = new IdempotentPost(PATH, responses);
   }
 
   void outage(boolean on) {
-    this.outage = on;
+    post.outage(on);
   }
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
-    if (!exchange.getRequestURI().getPath().equals(PATH)) {
-      responses.notFound(exchange);
+    IdempotentPost.Accepted accepted = post.accept(exchange);
+    if (accepted == null) {
       return;
     }
-    if (!exchange.getRequestMethod().equals("POST")) {
-      responses.methodNotAllowed(exchange, "POST");
-      return;
-    }
-    if (outage) {
-      responses.error(
-          exchange, 503, "provider_unavailable", "the provider is unavailable; retry later");
-      return;
-    }
-    String key = exchange.getRequestHeaders().getFirst(IDEMPOTENCY_KEY_HEADER);
-    if (key == null || key.isBlank()) {
-      responses.error(
-          exchange, 400, "idempotency_key_missing", "the Idempotency-Key header is required");
-      return;
-    }
-    if (key.length() > MAX_IDEMPOTENCY_KEY_LENGTH) {
-      responses.error(
-          exchange,
-          400,
-          "idempotency_key_too_long",
-          "Idempotency-Key has "
-              + key.length()
-              + " characters; at most "
-              + MAX_IDEMPOTENCY_KEY_LENGTH);
-      return;
-    }
-    byte[] body = readBody(exchange);
-    if (body == null) {
-      responses.error(exchange, 413, "body_too_large", "at most " + MAX_BODY_BYTES + " bytes");
-      return;
-    }
+    String key = accepted.key();
+    byte[] body = accepted.body();
     ChargeRequest request;
     try {
       request = ChargeRequest.parse(json, body);
@@ -107,14 +75,6 @@ final class ChargesEndpoint implements Endpoint {
               + " "
               + original.currency()
               + ")");
-    }
-  }
-
-  /** Reads at most {@link #MAX_BODY_BYTES}; null when the body is larger. */
-  private static byte[] readBody(HttpExchange exchange) throws IOException {
-    try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-      return body.length > MAX_BODY_BYTES ? null : body;
     }
   }
 }

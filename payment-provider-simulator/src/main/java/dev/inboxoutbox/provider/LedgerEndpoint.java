@@ -5,17 +5,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 
-/** {@code GET /v1/ledger}: every charge the {@link ChargeBook} made, in order. */
+/** {@code GET /v1/ledger}: every charge and every refund the provider made, each in order. */
 final class LedgerEndpoint implements Endpoint {
 
   static final String PATH = "/v1/ledger";
 
   private final JsonResponses responses;
   private final ChargeBook charges;
+  private final RefundBook refunds;
 
-  LedgerEndpoint(JsonResponses responses, ChargeBook charges) {
+  LedgerEndpoint(JsonResponses responses, ChargeBook charges, RefundBook refunds) {
     this.responses = responses;
     this.charges = charges;
+    this.refunds = refunds;
   }
 
   @Override
@@ -39,6 +41,17 @@ final class LedgerEndpoint implements Endpoint {
       charge.put("status", entry.status().wireName());
       charge.put("idempotencyKey", entry.idempotencyKey());
       charge.put("createdAt", entry.createdAt().toString());
+    }
+    ArrayNode refundEntries = root.putArray("refunds");
+    for (RefundEntry entry : refunds.ledger()) {
+      ObjectNode refund = refundEntries.addObject();
+      refund.put("refundId", entry.refundId());
+      refund.put("chargeId", entry.chargeId());
+      refund.put("paymentId", entry.paymentId());
+      refund.put("amountCents", entry.amountCents());
+      refund.put("currency", entry.currency());
+      refund.put("idempotencyKey", entry.idempotencyKey());
+      refund.put("createdAt", entry.createdAt().toString());
     }
     responses.send(exchange, 200, root);
   }

@@ -17,9 +17,12 @@ import org.slf4j.LoggerFactory;
  *       parameters gets the stored response again ({@code 200}, {@code Idempotent-Replayed: true});
  *       the same key with other parameters gets {@code 422}; a missing or too long key {@code 400}.
  *       The key is claimed atomically, so concurrent requests with one key make one charge.
- *   <li>{@code GET /v1/ledger}: every charge made, in order.
- *   <li>Webhooks {@code charge.succeeded} / {@code charge.failed}, signed with {@link
- *       WebhookSignature}, delivered at-least-once by a {@link WebhookDispatcher}.
+ *   <li>{@code POST /v1/refunds} with {@code Idempotency-Key}: gives back (part of) a succeeded
+ *       charge, once per key, never more than the charge took; the same replay rules as charges.
+ *   <li>{@code GET /v1/ledger}: every charge and every refund made, in order.
+ *   <li>Webhooks {@code charge.succeeded} / {@code charge.failed} / {@code refund.succeeded},
+ *       signed with {@link WebhookSignature}, delivered at-least-once by a {@link
+ *       WebhookDispatcher}.
  * </ul>
  *
  * <p>Whether a charge fails is decided from the seed and the idempotency key, never from a shared
@@ -57,8 +60,10 @@ public final class PaymentProviderSimulator implements AutoCloseable {
   private final ProviderSettings settings;
   private final WebhookDispatcher webhooks;
   private final ChargeBook charges;
+  private final RefundBook refunds;
   private final JsonResponses responses;
   private final ChargesEndpoint chargesEndpoint;
+  private final RefundsEndpoint refundsEndpoint;
   private final LedgerEndpoint ledgerEndpoint;
   private ProviderHttpServer server;
 
@@ -77,9 +82,11 @@ public final class PaymentProviderSimulator implements AutoCloseable {
             settings.seed());
     ObjectMapper json = new ObjectMapper();
     this.charges = new ChargeBook(json, settings.seed(), settings.failureShare(), webhooks);
+    this.refunds = new RefundBook(json, settings.seed(), charges, webhooks);
     this.responses = new JsonResponses(json);
     this.chargesEndpoint = new ChargesEndpoint(json, responses, charges);
-    this.ledgerEndpoint = new LedgerEndpoint(responses, charges);
+    this.refundsEndpoint = new RefundsEndpoint(json, responses, refunds);
+    this.ledgerEndpoint = new LedgerEndpoint(responses, charges, refunds);
   }
 
   public static Builder builder() {
@@ -98,6 +105,7 @@ public final class PaymentProviderSimulator implements AutoCloseable {
             settings.requestThreads(),
             responses,
             chargesEndpoint,
+            refundsEndpoint,
             ledgerEndpoint);
     log.info(
         "payment provider simulator on port {}; webhooks to {} (duplicate share {}, delay {}-{} ms, failure share {}, seed {})",
@@ -134,6 +142,16 @@ public final class PaymentProviderSimulator implements AutoCloseable {
     return charges.ledger().stream().filter(entry -> entry.paymentId().equals(paymentId)).toList();
   }
 
+  /** Every refund made so far, in the order they were made. */
+  public List<RefundEntry> refunds() {
+    return refunds.ledger();
+  }
+
+  /** The refunds of one payment's charges; a correct client leaves at most one. */
+  public List<RefundEntry> refundsFor(String paymentId) {
+    return refunds.ledger().stream().filter(entry -> entry.paymentId().equals(paymentId)).toList();
+  }
+
   /**
    * How a charge under this idempotency key ends (or ended): decided by the seed, the key and the
    * failure share alone, so tests and verifiers can predict which payments must fail.
@@ -160,11 +178,13 @@ public final class PaymentProviderSimulator implements AutoCloseable {
   }
 
   /**
-   * Simulates an outage: while on, {@code POST /v1/charges} answers {@code 503} without touching
-   * the ledger or the idempotency keys, as a provider behind a failing load balancer would.
+   * Simulates an outage: while on, {@code POST /v1/charges} and {@code POST /v1/refunds} answer
+   * {@code 503} without touching the ledger or the idempotency keys, as a provider behind a failing
+   * load balancer would.
    */
   public void outage(boolean on) {
     chargesEndpoint.outage(on);
+    refundsEndpoint.outage(on);
   }
 
   @Override

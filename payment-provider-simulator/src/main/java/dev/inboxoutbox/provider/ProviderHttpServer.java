@@ -30,6 +30,7 @@ final class ProviderHttpServer implements AutoCloseable {
       int threads,
       JsonResponses responses,
       ChargesEndpoint charges,
+      RefundsEndpoint refunds,
       LedgerEndpoint ledger) {
     HttpServer server;
     try {
@@ -49,6 +50,7 @@ final class ProviderHttpServer implements AutoCloseable {
             });
     server.setExecutor(requestThreads);
     server.createContext(ChargesEndpoint.PATH, exchange -> serve(exchange, charges));
+    server.createContext(RefundsEndpoint.PATH, exchange -> serve(exchange, refunds));
     server.createContext(LedgerEndpoint.PATH, exchange -> serve(exchange, ledger));
     server.createContext("/", exchange -> serve(exchange, responses::notFound));
     server.start();

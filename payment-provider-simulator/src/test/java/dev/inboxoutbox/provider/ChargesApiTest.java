@@ -213,7 +213,7 @@ class ChargesApiTest {
 
   @Test
   void unknownPathsAndMethodsAreRefused() throws Exception {
-    assertThat(send(HttpRequest.newBuilder(uri("/v1/refunds")).GET().build()).statusCode())
+    assertThat(send(HttpRequest.newBuilder(uri("/v1/payouts")).GET().build()).statusCode())
         .isEqualTo(404);
     assertThat(send(HttpRequest.newBuilder(uri("/v1/charges")).GET().build()).statusCode())
         .isEqualTo(405);

@@ -39,4 +39,11 @@ public class ChaosExtensionAutoConfiguration {
   BatchInterceptor<Object, Object> ioxChaosReversedBatches() {
     return new ReversedBatches();
   }
+
+  /** The refund control; the controls are exclusive, so at most one batch interceptor is set. */
+  @Bean
+  @ConditionalOnBooleanProperty("iox.chaos.drop-refund-requests")
+  BatchInterceptor<Object, Object> ioxChaosDroppedRefundRequests() {
+    return new DroppedRefundRequests();
+  }
 }

@@ -111,6 +111,36 @@ class ChaosExtensionAutoConfigurationTest {
   }
 
   @Test
+  void theRefundControlTakesEveryRefundRequestOutOfItsBatch() {
+    runner
+        .withPropertyValues("iox.chaos.drop-refund-requests=true")
+        .run(
+            context -> {
+              @SuppressWarnings("unchecked")
+              BatchInterceptor<Object, Object> interceptor =
+                  context.getBean(BatchInterceptor.class);
+              TopicPartition partition = new TopicPartition("outbox.event.refund", 0);
+              ConsumerRecord<Object, Object> refund =
+                  new ConsumerRecord<>("outbox.event.refund", 0, 4, "pay-o-1", "refund");
+              refund.headers().add("type", "RefundRequested".getBytes(StandardCharsets.UTF_8));
+              ConsumerRecord<Object, Object> other =
+                  new ConsumerRecord<>("outbox.event.refund", 0, 5, "pay-o-2", "other");
+              other.headers().add("type", "SomethingElse".getBytes(StandardCharsets.UTF_8));
+              ConsumerRecords<Object, Object> polled =
+                  new ConsumerRecords<>(
+                      Map.of(partition, List.of(refund, other)),
+                      Map.of(partition, new OffsetAndMetadata(6)));
+
+              ConsumerRecords<Object, Object> handed = interceptor.intercept(polled, null);
+
+              assertThat(handed.records(partition))
+                  .extracting(ConsumerRecord::offset)
+                  .containsExactly(5L);
+              assertThat(handed.nextOffsets()).isEqualTo(polled.nextOffsets());
+            });
+  }
+
+  @Test
   void withoutChaosPropertiesNothingChangesTheKeys() {
     runner.run(context -> assertThat(context).doesNotHaveBean(IdempotentConsumerCustomizer.class));
   }

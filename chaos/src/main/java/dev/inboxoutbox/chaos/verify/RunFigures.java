@@ -90,7 +90,8 @@ public final class RunFigures {
       Map.of(
           "order-payments", "outbox.event.payment-result",
           "payment-requests", "outbox.event.payment",
-          "payment-charger", "outbox.event.charge");
+          "payment-charger", "outbox.event.charge",
+          "payment-refunder", "outbox.event.refund");
 
   static final String CLIENT_OPERATION = "order-commands";
   static final String WEBHOOK_OPERATION = "payment-webhooks";

@@ -1,6 +1,7 @@
 package dev.inboxoutbox.chaos.verify;
 
 import dev.inboxoutbox.provider.LedgerEntry;
+import dev.inboxoutbox.provider.RefundEntry;
 import dev.inboxoutbox.tools.LoadProducer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -46,6 +47,7 @@ public final class Verifier {
           new String[] {"order-payments", "outbox.event.payment-result"},
           new String[] {"payment-requests", "outbox.event.payment"},
           new String[] {"payment-charger", "outbox.event.charge"},
+          new String[] {"payment-refunder", "outbox.event.refund"},
           new String[] {"payment-webhooks", "payments.webhooks"});
 
   private static final Duration DATABASE_WAIT = Duration.ofMinutes(2);
@@ -62,13 +64,19 @@ public final class Verifier {
     this.bootstrap = bootstrap;
   }
 
-  public List<Invariant> verify(LoadProducer.Sent sent, List<LedgerEntry> ledger) throws Exception {
+  public List<Invariant> verify(
+      LoadProducer.Sent sent, List<LedgerEntry> ledger, List<RefundEntry> refunds)
+      throws Exception {
     awaitReachable(orders);
     awaitReachable(payments);
     List<Invariant> results = new ArrayList<>();
     results.add(loadAcknowledged(sent));
     results.add(onePerKey(sent));
     results.add(chargedOnce(ledger));
+    Set<String> cancelled =
+        strings(orders, "SELECT order_id FROM orders WHERE status = 'CANCELLED'");
+    results.add(CancelledMoney.noCancelledOrderKeepsACapture(cancelled, ledger, refunds));
+    results.add(CancelledMoney.everyRefundOnceForACapture(cancelled, ledger, refunds));
     results.add(stockConserved());
     results.add(outboxDelivered());
     results.add(noPhantomEvent());
@@ -178,26 +186,33 @@ public final class Verifier {
     long unpublished =
         count(orders, "SELECT count(*) FROM outbox WHERE published_at IS NULL")
             + count(payments, "SELECT count(*) FROM outbox WHERE published_at IS NULL");
+    // PaymentRequested and PaymentCancelRequested: both the order service's "payment" events.
     Set<String> requested =
-        strings(orders, "SELECT id::text FROM outbox WHERE type = 'PaymentRequested'");
+        strings(orders, "SELECT id::text FROM outbox WHERE aggregatetype = 'payment'");
     Set<String> received = deliveredKeys(payments, "payment-requests");
     Set<String> results =
         strings(
             payments,
             "SELECT id::text FROM outbox WHERE type IN ('PaymentCaptured', 'PaymentFailed')");
     Set<String> applied = deliveredKeys(orders, "order-payments");
+    Set<String> refundsRequested =
+        strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'refund'");
+    Set<String> refundsReceived = deliveredKeys(payments, "payment-refunder");
     long requestsLost = missing(requested, received);
     long resultsLost = missing(results, applied);
+    long refundsLost = missing(refundsRequested, refundsReceived);
     return Invariant.of(
         "every outbox event delivered",
-        requested.size() + results.size(),
-        unpublished + requestsLost + resultsLost,
+        requested.size() + results.size() + refundsRequested.size(),
+        unpublished + requestsLost + resultsLost + refundsLost,
         unpublished
             + " unpublished rows, "
             + requestsLost
-            + " PaymentRequested never received, "
+            + " payment requests and cancels never received, "
             + resultsLost
-            + " payment results never applied");
+            + " payment results never applied, "
+            + refundsLost
+            + " refund requests never received");
   }
 
   /**
@@ -212,22 +227,31 @@ public final class Verifier {
         strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'charge'");
     Set<String> results =
         strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'payment-result'");
+    Set<String> refunds =
+        strings(payments, "SELECT id::text FROM outbox WHERE aggregatetype = 'refund'");
     Set<String> requestsApplied = deliveredKeys(payments, "payment-requests");
     Set<String> chargesApplied = deliveredKeys(payments, "payment-charger");
     Set<String> resultsApplied = deliveredKeys(orders, "order-payments");
+    Set<String> refundsApplied = deliveredKeys(payments, "payment-refunder");
     long phantomRequests = missing(requestsApplied, requested);
     long phantomCharges = missing(chargesApplied, charges);
     long phantomResults = missing(resultsApplied, results);
+    long phantomRefunds = missing(refundsApplied, refunds);
     return Invariant.of(
         "no phantom event",
-        requestsApplied.size() + chargesApplied.size() + resultsApplied.size(),
-        phantomRequests + phantomCharges + phantomResults,
+        requestsApplied.size()
+            + chargesApplied.size()
+            + resultsApplied.size()
+            + refundsApplied.size(),
+        phantomRequests + phantomCharges + phantomResults + phantomRefunds,
         phantomRequests
             + " payment requests, "
             + phantomCharges
             + " charges, "
             + phantomResults
-            + " payment results applied without their outbox row");
+            + " payment results, "
+            + phantomRefunds
+            + " refunds applied without their outbox row");
   }
 
   /** Each order's events on Kafka, first copies, in the order their transactions committed. */

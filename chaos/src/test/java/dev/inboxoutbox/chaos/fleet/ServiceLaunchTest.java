@@ -44,6 +44,14 @@ class ServiceLaunchTest {
   }
 
   @Test
+  void theRefundControlAsksTheExtensionToDropRefundRequests() {
+    Map<String, String> properties =
+        ServiceLaunch.chaosProperties(options(0, NegativeControl.DROP_REFUNDS), ARMED);
+
+    assertThat(properties).containsExactly(Map.entry("iox.chaos.drop-refund-requests", "true"));
+  }
+
+  @Test
   void noServiceSettingTouchesDeduplication() {
     assertThat(
             ServiceLaunch.chaosProperties(options(0.002, NegativeControl.NO_DEDUP), ARMED).keySet())
