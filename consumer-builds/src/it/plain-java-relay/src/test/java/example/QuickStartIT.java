@@ -9,6 +9,7 @@ import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.RelaySettings;
+import dev.inboxoutbox.relay.RelayState;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -26,14 +27,19 @@ import org.junit.jupiter.api.Test;
 /** README's plain-Java quick start on the dev stack: one outbox event reaches Kafka. */
 class QuickStartIT {
 
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+
   @Test
   void theRelayPublishesAnAppendedEvent() throws Exception {
     try (DevStack stack = DevStack.start();
         Database db = stack.postgres().createDatabase()) {
+      assertEquals(17, serverMajorVersion(db.dataSource()), "the dev stack's PostgreSQL");
       DataSource dataSource = db.dataSource();
       InboxOutboxSchema.migrate(dataSource); // inbox, outbox, relay tables and publication
 
-      OutboxRelay relay =
+      // Relay (module inbox-outbox-relay-debezium): streams outbox inserts to Kafka
+      // (one leader per database, the others stand by).
+      try (OutboxRelay relay =
           new OutboxRelay(
                   RelaySettings.builder()
                       .jdbcUrl(db.jdbcUrl())
@@ -41,40 +47,43 @@ class QuickStartIT {
                       .password(db.password())
                       .kafkaBootstrapServers(stack.kafka().bootstrapServers())
                       .build())
-              .start();
-      try (Connection tx = dataSource.getConnection()) {
-        tx.setAutoCommit(false);
-        Outbox.builder().build().append(tx, OutboxEvent.of("order", "o-1", "OrderPlaced", "{}"));
-        tx.commit();
+              .start()) {
+        // Rows written before the relay's slot exists are not relayed: wait until it streams.
+        await("the relay streaming").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
+        try (Connection tx = dataSource.getConnection()) {
+          tx.setAutoCommit(false);
+          Outbox.builder().build().append(tx, OutboxEvent.of("order", "o-1", "OrderPlaced", "{}"));
+          tx.commit();
+        }
+        assertEquals("o-1", firstRecord(stack, "outbox.event.order").key());
       }
-
-      List<ConsumerRecord<String, String>> received = new ArrayList<>();
-      try (KafkaConsumer<String, String> consumer =
-          new KafkaConsumer<>(
-              Map.of(
-                  "bootstrap.servers", stack.kafka().bootstrapServers(),
-                  "group.id", "quick-start",
-                  "auto.offset.reset", "earliest",
-                  "metadata.max.age.ms", "500"),
-              new StringDeserializer(),
-              new StringDeserializer())) {
-        consumer.subscribe(List.of("outbox.event.order"));
-        await("the event on outbox.event.order")
-            .atMost(Duration.ofSeconds(60))
-            .until(() -> consumer.poll(Duration.ofMillis(200)).records("outbox.event.order"),
-                records -> {
-                  records.forEach(received::add);
-                  return !received.isEmpty();
-                });
-      } finally {
-        relay.close();
-      }
-      assertEquals("o-1", received.get(0).key());
-      assertEquals(17, serverMajorVersion(dataSource), "the dev stack's PostgreSQL");
     }
   }
 
-  static int serverMajorVersion(DataSource dataSource) throws Exception {
+  private static ConsumerRecord<String, String> firstRecord(DevStack stack, String topic) {
+    List<ConsumerRecord<String, String>> received = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers", stack.kafka().bootstrapServers(),
+                "group.id", "quick-start",
+                "auto.offset.reset", "earliest",
+                "metadata.max.age.ms", "500"),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      await("a record on " + topic)
+          .atMost(PATIENCE)
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).records(topic).forEach(received::add);
+                return !received.isEmpty();
+              });
+    }
+    return received.get(0);
+  }
+
+  private static int serverMajorVersion(DataSource dataSource) throws Exception {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement();
         ResultSet row = statement.executeQuery("SHOW server_version_num")) {

@@ -36,6 +36,6 @@ class ShippingApplicationIT {
       relayed = reader.readUntil(records -> !records.isEmpty(), Duration.ofSeconds(90));
     }
     assertThat(relayed.get(0).key()).isEqualTo("s-1");
-    assertThat(TopicReader.value(relayed.get(0))).isEqualTo("{\"parcel\":1}");
+    assertThat(TopicReader.value(relayed.get(0))).isEqualTo("{\"parcel\": 1}");
   }
 }
