@@ -137,15 +137,16 @@ class SpringApplicationKitIT {
   }
 
   @Test
-  void aRequiresNewWriteIsCaughtFromTheConsumersCountersWhenEveryKeyHasOneEffect() {
+  void aRequiresNewWriteIsTheHeadlineWhenEveryKeyHasOneEffect() {
     try (ExactlyOnceKit kit = kit(AUDITED, "kit_audit")) {
       // Duplicates never reach the handler, so each key has its one audit row; the counter of
       // suspended batch transactions still tells that the row was written outside the guarantee.
       assertThatThrownBy(() -> assertThat(kit).survivesDuplicateDelivery())
           .isInstanceOf(AssertionError.class)
-          .hasMessageContaining("scenario 'duplicate delivery'")
-          .hasMessageContaining("0 of 3 keys without exactly one effect")
-          .hasMessageContaining("the handler suspended the batch transaction 3 time(s)");
+          .hasMessageMatching(
+              "(?s).*scenario 'duplicate delivery' \\([^\\n]*\\): the handler suspended the"
+                  + " batch transaction 3 time\\(s\\).*")
+          .hasMessageNotContaining("0 of 3 keys without exactly one effect");
     }
   }
 
