@@ -332,14 +332,7 @@ public final class ExactlyOnceKit implements AutoCloseable {
         suspensions = target.transactionSuspensions(topic) - suspensionsBefore;
         target.stop();
       }
-      if (suspensions > 0) {
-        report.problem(
-            "the handler suspended the batch transaction "
-                + suspensions
-                + " time(s) (REQUIRES_NEW or NOT_SUPPORTED, the consumer's"
-                + " transactionSuspensions counter): what it wrote there commits on its own,"
-                + " outside the exactly-once guarantee");
-      }
+      report.suspensions(suspensions);
       if (!report.timedOut()) {
         for (String key : scenarioKeys) {
           report.effects(key, effects.count(key));

@@ -13,6 +13,7 @@ final class ScenarioReport {
   private final Map<String, Long> effects = new LinkedHashMap<>();
   private final List<String> problems = new ArrayList<>();
   private String timeout;
+  private long suspensions;
 
   ScenarioReport(String scenario, String description) {
     this.scenario = scenario;
@@ -35,6 +36,14 @@ final class ScenarioReport {
     problems.add(problem);
   }
 
+  /**
+   * The handler suspended the batch transaction {@code count} times during the scenario: what it
+   * wrote there committed on its own, whatever each key's count says.
+   */
+  void suspensions(long count) {
+    suspensions = count;
+  }
+
   void timeout(String what) {
     if (timeout == null) {
       timeout = what;
@@ -48,6 +57,7 @@ final class ScenarioReport {
   /** Keys without exactly one effect, the scenario's other problems, or a wait that ran out. */
   boolean exactlyOnce() {
     return timeout == null
+        && suspensions == 0
         && problems.isEmpty()
         && effects.values().stream().allMatch(count -> count == 1);
   }
@@ -60,10 +70,17 @@ final class ScenarioReport {
       text.append("did not finish: ").append(timeout);
       return text.toString();
     }
-    text.append(wrong)
-        .append(" of ")
-        .append(effects.size())
-        .append(" keys without exactly one effect");
+    List<String> headline = new ArrayList<>();
+    if (wrong > 0 || (suspensions == 0 && problems.isEmpty())) {
+      headline.add(wrong + " of " + effects.size() + " keys without exactly one effect");
+    }
+    if (suspensions > 0) {
+      headline.add("the handler suspended the batch transaction " + suspensions + " time(s)");
+    }
+    if (wrong == 0 && suspensions == 0 && !problems.isEmpty()) {
+      headline.add(problems.size() + " problem(s) besides the effect counts");
+    }
+    text.append(String.join("; ", headline));
     effects.forEach(
         (key, count) -> {
           if (count != 1) {
@@ -75,6 +92,12 @@ final class ScenarioReport {
                 .append(" (expected exactly 1)");
           }
         });
+    if (suspensions > 0) {
+      text.append(
+          "\n  the handler suspended the batch transaction (REQUIRES_NEW or NOT_SUPPORTED, the"
+              + " consumer's transactionSuspensions counter): what it wrote there commits on its"
+              + " own, outside the exactly-once guarantee");
+    }
     problems.forEach(problem -> text.append("\n  ").append(problem));
     return text.toString();
   }
