@@ -38,6 +38,20 @@ class DevStackIT {
   private final DevStack stack = DevStack.shared();
 
   @Test
+  void theSharedStackRefusesAKafkaPortItsBrokerDoesNotListenOn() throws IOException {
+    int elsewhere;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      elsewhere = socket.getLocalPort();
+    }
+    DevStackSettings asked = DevStackSettings.fromEnvironment().withKafkaPort(elsewhere);
+
+    assertThatThrownBy(() -> DevStack.shared(asked))
+        .isInstanceOf(DevStackException.class)
+        .hasMessageContaining("iox.kafka.port=" + elsewhere)
+        .hasMessageContaining(stack.kafka().bootstrapServers());
+  }
+
+  @Test
   void postgresRunsWithLogicalDecodingForDebezium() throws SQLException {
     try (Database database = stack.postgres().createDatabase();
         Connection connection = database.connect()) {

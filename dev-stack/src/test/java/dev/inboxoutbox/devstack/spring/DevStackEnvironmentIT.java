@@ -7,10 +7,13 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 /**
@@ -40,18 +43,41 @@ class DevStackEnvironmentIT {
   }
 
   @Test
+  void aKafkaPortAmongTheApplicationsOwnPropertiesIsHonouredToo() throws Exception {
+    int port = freePort();
+
+    String bootstrap =
+        bootstrapInAFreshJvm(
+            List.of("-Dspring.kafka.bootstrap-servers=localhost:1"),
+            List.of("iox.kafka.port=" + port));
+
+    assertThat(bootstrap).isEqualTo("localhost:" + port);
+  }
+
+  @Test
   void withoutAnExplicitPortABootstrapServersSettingIsLeftAlone() throws Exception {
     assertThat(bootstrapInAFreshJvm("-Dspring.kafka.bootstrap-servers=localhost:1"))
         .isEqualTo("localhost:1");
   }
 
   private static String bootstrapInAFreshJvm(String... systemProperties) throws Exception {
+    return bootstrapInAFreshJvm(List.of(systemProperties), List.of());
+  }
+
+  /**
+   * What the post-processor leaves in {@code spring.kafka.bootstrap-servers} in a JVM started with
+   * {@code systemProperties}, for an application whose own configuration holds {@code
+   * applicationProperties} ({@code name=value}).
+   */
+  private static String bootstrapInAFreshJvm(
+      List<String> systemProperties, List<String> applicationProperties) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(List.of(systemProperties));
+    command.addAll(systemProperties);
     command.addAll(
         List.of(
             "-cp", System.getProperty("java.class.path"), PointsSpringAtTheStack.class.getName()));
+    command.addAll(applicationProperties);
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     try {
       String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -80,6 +106,14 @@ class DevStackEnvironmentIT {
 
     public static void main(String[] args) {
       StandardEnvironment environment = new StandardEnvironment();
+      Map<String, Object> application = new HashMap<>();
+      for (String property : args) {
+        application.put(
+            property.substring(0, property.indexOf('=')),
+            property.substring(property.indexOf('=') + 1));
+      }
+      // Where application.yml and @SpringBootTest(properties) rank: below the system properties.
+      environment.getPropertySources().addLast(new MapPropertySource("application", application));
       new DevStackEnvironment().postProcessEnvironment(environment, new SpringApplication());
       System.out.println(PREFIX + environment.getProperty("spring.kafka.bootstrap-servers"));
       System.out.flush();
