@@ -14,6 +14,7 @@ final class ScenarioReport {
   private final List<String> problems = new ArrayList<>();
   private String timeout;
   private long suspensions;
+  private String notExercised;
 
   ScenarioReport(String scenario, String description) {
     this.scenario = scenario;
@@ -44,6 +45,14 @@ final class ScenarioReport {
     suspensions = count;
   }
 
+  /**
+   * The scenario ran without producing what it is named for (a race nobody ran): whatever the
+   * counts say, it proved nothing, so it fails.
+   */
+  void notExercised(String why) {
+    notExercised = why;
+  }
+
   void timeout(String what) {
     if (timeout == null) {
       timeout = what;
@@ -58,6 +67,7 @@ final class ScenarioReport {
   boolean exactlyOnce() {
     return timeout == null
         && suspensions == 0
+        && notExercised == null
         && problems.isEmpty()
         && effects.values().stream().allMatch(count -> count == 1);
   }
@@ -71,13 +81,16 @@ final class ScenarioReport {
       return text.toString();
     }
     List<String> headline = new ArrayList<>();
-    if (wrong > 0 || (suspensions == 0 && problems.isEmpty())) {
+    if (notExercised != null) {
+      headline.add("not exercised: " + notExercised);
+    }
+    if (wrong > 0 || (suspensions == 0 && problems.isEmpty() && notExercised == null)) {
       headline.add(wrong + " of " + effects.size() + " keys without exactly one effect");
     }
     if (suspensions > 0) {
       headline.add("the handler suspended the batch transaction " + suspensions + " time(s)");
     }
-    if (wrong == 0 && suspensions == 0 && !problems.isEmpty()) {
+    if (wrong == 0 && suspensions == 0 && notExercised == null && !problems.isEmpty()) {
       headline.add(problems.size() + " problem(s) besides the effect counts");
     }
     text.append(String.join("; ", headline));

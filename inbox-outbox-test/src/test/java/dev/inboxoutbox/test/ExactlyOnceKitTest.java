@@ -74,6 +74,19 @@ class ExactlyOnceKitTest {
   }
 
   @Test
+  void aScenarioNotExercisedFailsWithThatAsItsHeadline() {
+    ScenarioReport report = new ScenarioReport("concurrent duplicates", "d");
+    report.effects("k-0", 1);
+    report.notExercised("the copies of 0 of 1 keys reached two consumers or more");
+
+    assertThat(report.exactlyOnce()).isFalse();
+    assertThat(report.describe())
+        .isEqualTo(
+            "scenario 'concurrent duplicates' (d): not exercised: the copies of 0 of 1 keys"
+                + " reached two consumers or more");
+  }
+
+  @Test
   void aReportWhoseWaitRanOutIsNotExactlyOnce() {
     ScenarioReport report = new ScenarioReport("s", "d");
     report.timeout("waited 60 s for 3 records processed in vain");
