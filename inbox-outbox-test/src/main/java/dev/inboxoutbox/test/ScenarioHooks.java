@@ -13,6 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The kit's observation and fault points in the consumer's batches. Only records the kit sent (they
@@ -20,6 +22,8 @@ import org.apache.kafka.common.header.Header;
  * records of other tests, pass untouched.
  */
 final class ScenarioHooks implements BatchProcessor.Hooks {
+
+  private static final Logger log = LoggerFactory.getLogger(ScenarioHooks.class);
 
   /** Carries the scenario's key on every record the kit sends, whatever key extractor is set. */
   static final String TEST_KEY_HEADER = "iox-test-key";
@@ -171,6 +175,10 @@ final class ScenarioHooks implements BatchProcessor.Hooks {
     if (crashes.get() == 0) {
       crashes.incrementAndGet();
       dead = true;
+      log.info(
+          "iox test kit: simulated crash {} (planned): the consumers stop without committing"
+              + " offsets and are restarted",
+          where);
       throw new SimulatedCrash(where);
     }
   }
