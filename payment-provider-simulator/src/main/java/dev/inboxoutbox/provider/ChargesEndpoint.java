@@ -8,7 +8,7 @@ import dev.inboxoutbox.provider.ChargeBook.ChargeOutcome;
 import dev.inboxoutbox.provider.ChargeBook.Created;
 import dev.inboxoutbox.provider.ChargeBook.KeyReused;
 import dev.inboxoutbox.provider.ChargeBook.Replayed;
-import dev.inboxoutbox.provider.ChargeRequest.InvalidChargeRequestException;
+import dev.inboxoutbox.provider.RequestBody.InvalidRequestException;
 import java.io.IOException;
 
 /**
@@ -49,7 +49,7 @@ final class ChargesEndpoint implements Endpoint {
     ChargeRequest request;
     try {
       request = ChargeRequest.parse(json, body);
-    } catch (InvalidChargeRequestException e) {
+    } catch (InvalidRequestException e) {
       // Like Stripe: a request refused by validation stores nothing, so the key stays usable.
       responses.error(exchange, 400, "invalid_request", e.getMessage());
       return;

@@ -11,7 +11,7 @@ import dev.inboxoutbox.provider.RefundBook.KeyReused;
 import dev.inboxoutbox.provider.RefundBook.NoSuchCharge;
 import dev.inboxoutbox.provider.RefundBook.RefundOutcome;
 import dev.inboxoutbox.provider.RefundBook.Replayed;
-import dev.inboxoutbox.provider.RefundRequest.InvalidRequestException;
+import dev.inboxoutbox.provider.RequestBody.InvalidRequestException;
 import java.io.IOException;
 
 /**
