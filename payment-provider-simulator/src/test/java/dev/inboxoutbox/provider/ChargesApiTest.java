@@ -9,29 +9,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class ChargesApiTest {
+class ChargesApiTest extends SimulatorApiTestBase {
 
   private static final String BODY =
       "{\"paymentId\":\"pay-o-1\",\"amountCents\":2500,\"currency\":\"EUR\"}";
-
-  private PaymentProviderSimulator provider;
-  private ApiClient api;
-
-  @BeforeEach
-  void start() {
-    provider =
-        PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_test").build().start();
-    api = new ApiClient(provider);
-  }
-
-  @AfterEach
-  void stop() {
-    provider.close();
-  }
 
   @Test
   void firstCallChargesAndTheSameCallAgainReplaysTheStoredResponse() throws Exception {

@@ -9,26 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class RefundsApiTest {
-
-  private PaymentProviderSimulator provider;
-  private ApiClient api;
-
-  @BeforeEach
-  void start() {
-    provider =
-        PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_test").build().start();
-    api = new ApiClient(provider);
-  }
-
-  @AfterEach
-  void stop() {
-    provider.close();
-  }
+class RefundsApiTest extends SimulatorApiTestBase {
 
   @Test
   void aRefundGivesTheChargeBackOnceAndTheSameCallAgainReplaysIt() throws Exception {
