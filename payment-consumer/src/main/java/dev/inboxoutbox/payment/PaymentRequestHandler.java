@@ -70,9 +70,7 @@ final class PaymentRequestHandler implements MessageHandler {
               Optional.empty(),
               0);
       context.emit(events.chargeRequested(created));
-      return Outcome.success(
-          events.outcome(
-              "paymentId", request.paymentId(), "status", PaymentStatus.REQUESTED.name()));
+      return Outcome.success(events.status(request.paymentId(), PaymentStatus.REQUESTED));
     }
     Optional<Payment> existing = payments.find(request.paymentId());
     if (existing.isEmpty()) {
@@ -104,7 +102,6 @@ final class PaymentRequestHandler implements MessageHandler {
                   + payment.currency()));
     }
     // The same payment requested again under another event id: already in hand, nothing to emit.
-    return Outcome.success(
-        events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
+    return Outcome.success(events.status(payment.paymentId(), payment.status()));
   }
 }

@@ -164,8 +164,7 @@ final class ProviderWebhookHandler implements MessageHandler {
 
     @Override
     public Outcome alreadyApplied(Payment payment) {
-      return Outcome.success(
-          events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
+      return Outcome.success(events.status(payment.paymentId(), payment.status()));
     }
 
     @Override
