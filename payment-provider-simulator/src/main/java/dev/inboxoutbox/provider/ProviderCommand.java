@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
     name = "provider",
     mixinStandardHelpOptions = true,
     description = {
-      "Run the payment provider simulator until stopped: POST /v1/charges honouring Idempotency-Key, GET /v1/ledger, and HMAC-signed webhooks delivered at-least-once (duplicates, delays, retries).",
+      "Run the payment provider simulator until stopped: POST /v1/charges and POST /v1/refunds honouring Idempotency-Key, GET /v1/ledger, and HMAC-signed webhooks delivered at-least-once (duplicates, delays, retries).",
       "Each default can be set by the environment variable named in brackets; an option wins over it."
     },
     sortOptions = false)
