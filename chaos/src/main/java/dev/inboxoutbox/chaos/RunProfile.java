@@ -10,12 +10,16 @@ import picocli.CommandLine;
  */
 enum RunProfile {
   /**
-   * The shortest run with an infrastructure and a network fault: the in-JVM broker (so no broker
-   * kill), one PostgreSQL crash and a network fault a minute instead of one every 15 s.
+   * The shortest run with an infrastructure and a network fault, a smoke run that claims no proof
+   * floor: a one-minute window, the in-JVM broker (so no broker kill), one PostgreSQL crash and a
+   * network fault a minute.
    */
   QUICK {
     @Override
     void applyTo(ChaosCommand command, CommandLine.ParseResult given) {
+      if (absent(given, "--duration")) {
+        command.window = Duration.ofSeconds(QUICK_WINDOW_SECONDS);
+      }
       if (absent(given, "--postgres-crash-every")) {
         command.postgresCrashEvery = Duration.ofSeconds(QUICK_POSTGRES_CRASH_EVERY_SECONDS);
       }
@@ -25,12 +29,12 @@ enum RunProfile {
     }
   },
 
-  /** At least a hundred faults of every kind, for the figures in docs/chaos-runs.md. */
+  /** A ten-minute window with every fault kind, for the figures in docs/chaos-runs.md. */
   LONG {
     @Override
     void applyTo(ChaosCommand command, CommandLine.ParseResult given) {
-      if (absent(given, "--orders")) {
-        command.orders = LONG_ORDERS;
+      if (absent(given, "--duration")) {
+        command.window = Duration.ofSeconds(LONG_WINDOW_SECONDS);
       }
       if (absent(given, "--min-kills")) {
         command.minKills = LONG_MIN_KILLS;
@@ -56,14 +60,37 @@ enum RunProfile {
     }
   };
 
+  static final int QUICK_WINDOW_SECONDS = 60;
   static final int QUICK_POSTGRES_CRASH_EVERY_SECONDS = 90;
   static final int QUICK_NETWORK_FAULT_EVERY_SECONDS = 60;
-  static final int LONG_ORDERS = 20_000;
+  static final int LONG_WINDOW_SECONDS = 600;
   static final int LONG_MIN_KILLS = 100;
   static final int LONG_INFRASTRUCTURE_EVERY_SECONDS = 30;
   static final String LONG_KINDS = FaultOptions.DEFAULT_KINDS + ",postgres-failover";
 
   abstract void applyTo(ChaosCommand command, CommandLine.ParseResult given);
+
+  /**
+   * Without a profile, a time-boxed run spreads its infrastructure and network faults over its
+   * window, so that each kind reaches its proof floor with a margin whatever the window: a
+   * PostgreSQL crash every quarter of it, a broker kill every fifth, a failover every half and a
+   * network fault every tenth. Options given explicitly win.
+   */
+  static void fitFaultsToWindow(ChaosCommand command, CommandLine.ParseResult given) {
+    Duration window = command.window;
+    if (absent(given, "--postgres-crash-every")) {
+      command.postgresCrashEvery = window.dividedBy(4);
+    }
+    if (absent(given, "--broker-kill-every")) {
+      command.brokerKillEvery = window.dividedBy(5);
+    }
+    if (absent(given, "--postgres-failover-every")) {
+      command.postgresFailoverEvery = window.dividedBy(2);
+    }
+    if (absent(given, "--network-fault-every")) {
+      command.networkFaultEvery = window.dividedBy(10);
+    }
+  }
 
   private static boolean absent(CommandLine.ParseResult given, String option) {
     return !given.hasMatchedOption(option);

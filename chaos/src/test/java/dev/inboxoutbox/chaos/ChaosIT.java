@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
+import dev.inboxoutbox.chaos.verify.Verdict;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -36,7 +38,7 @@ class ChaosIT {
             Duration.ofSeconds(3),
             false);
     Run run = run(options(NegativeControl.NONE, 42, Duration.ofSeconds(180)), everyKind);
-    assertThat(run.passed).as(run.output).isTrue();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.PASS);
     assertThat(run.output).contains("VERDICT: PASS");
     // Restarts must come from the trained archive, not silently from the slow fat jar.
     assertThat(run.output)
@@ -84,7 +86,7 @@ class ChaosIT {
     // held and the standby promoted.
     Run run =
         run(options(NegativeControl.NONE, 11, Duration.ofSeconds(45), 1600, 20), unsafeFailover);
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .contains("replication to the standby held")
         .contains("PostgreSQL failed over")
@@ -100,7 +102,7 @@ class ChaosIT {
         run(
             options(NegativeControl.NO_DEDUP, 7, Duration.ofSeconds(120)),
             FaultOptions.processesOnly());
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .containsPattern(
             "one order per distinct accepted key\\s+FAIL.* [1-9]\\d* keys with more than one order")
@@ -119,7 +121,7 @@ class ChaosIT {
         run(
             options(NegativeControl.REORDER, 5, Duration.ofSeconds(120)),
             FaultOptions.processesOnly());
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .containsPattern(
             "each order's commands applied in partition order\\s+FAIL.* [1-9]\\d* of \\d+"
@@ -139,7 +141,7 @@ class ChaosIT {
         run(
             options(NegativeControl.DROP_REFUNDS, 3, Duration.ofSeconds(120), 600, 100, 0.3),
             FaultOptions.processesOnly());
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .containsPattern(
             "no cancelled order keeps a capture \\(provider ledger\\)\\s+FAIL.* [1-9]\\d*"
@@ -175,6 +177,7 @@ class ChaosIT {
     return new ChaosOptions(
         seed,
         orders,
+        Duration.ofSeconds(120),
         ratePerSecond,
         2,
         1,
@@ -194,19 +197,26 @@ class ChaosIT {
         Files.createTempDirectory("iox-reports"));
   }
 
-  private record Run(boolean passed, String output) {}
+  private record Run(Verdict verdict, String output) {}
 
+  /** A run that claims no proof floor: its verdict is the invariants'. */
   private static Run run(ChaosOptions options, FaultOptions faults) throws Exception {
+    return run(options, faults, ProofFloors.none("a focused test run"));
+  }
+
+  private static Run run(ChaosOptions options, FaultOptions faults, ProofFloors floors)
+      throws Exception {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
-    boolean passed =
+    Verdict verdict =
         new ChaosRun(
                 options,
                 faults,
                 NetworkChaos.Settings.defaults(),
+                floors,
                 new PrintStream(new TeeStream(out, System.out), true, StandardCharsets.UTF_8))
             .run();
-    return new Run(passed, buffer.toString(StandardCharsets.UTF_8));
+    return new Run(verdict, buffer.toString(StandardCharsets.UTF_8));
   }
 
   /** Shows the run's progress in the build log while the test keeps a copy to assert on. */

@@ -80,6 +80,7 @@ class ChaosOptionsTest {
     return new ChaosOptions(
         1,
         100,
+        Duration.ofSeconds(120),
         50,
         orderInstances,
         paymentInstances,

@@ -116,6 +116,7 @@ class ReportTest {
     return new ChaosOptions(
         1,
         100,
+        Duration.ofSeconds(120),
         50,
         2,
         2,
