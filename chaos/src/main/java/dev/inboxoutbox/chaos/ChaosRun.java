@@ -240,17 +240,16 @@ final class ChaosRun {
                   options.cancelShare())) {
         Progress progress = new Progress(fleet, load, ordersDb, loadStarted, out);
         fleet.countKillsWithOrdersInFlight(() -> ordersInFlight(progress, load) > 0);
+        ClosedLoopPacer pacer =
+            ClosedLoopPacer.live(
+                loadStarted.plus(options.window()),
+                progress::lastKnownCounts,
+                () -> load.sent().validKeys.size());
         Future<?> producing =
             background.submit(
                 () -> {
                   if (options.timeBoxed()) {
-                    load.send(
-                        Integer.MAX_VALUE,
-                        options.ratePerSecond(),
-                        ClosedLoopPacer.live(
-                            loadStarted.plus(options.window()),
-                            progress::lastKnownCounts,
-                            () -> load.sent().validKeys.size()));
+                    load.send(Integer.MAX_VALUE, options.ratePerSecond(), pacer);
                   } else {
                     load.send(options.orders(), options.ratePerSecond());
                   }
@@ -270,10 +269,11 @@ final class ChaosRun {
         progress.endLine();
         Instant loadEnded = Instant.now();
         out.printf(
-            "load over after %d s: %d orders sent, %d in flight; settling%n",
+            "load over after %d s: %d orders sent, %d in flight%s; settling%n",
             Duration.between(loadStarted, loadEnded).toSeconds(),
             load.sent().validKeys.size(),
-            ordersInFlight(progress, load));
+            ordersInFlight(progress, load),
+            options.timeBoxed() ? " (at most " + pacer.maxInFlightSeen() + " while paced)" : "");
         List<String> down =
             progress.awaitQuiescence(paymentsDb, bootstrap, options.quiescenceTimeout());
         fleet.stopRestarting();

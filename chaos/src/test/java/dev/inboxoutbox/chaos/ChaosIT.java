@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,6 +63,33 @@ class ChaosIT {
         .containsPattern("faults \\{.*postgres-crash=\\d+.*broker-kill=\\d+")
         .contains("PostgreSQL failed over")
         .doesNotContain("failing over anyway");
+  }
+
+  /**
+   * A time-boxed run: the load is paced by what the pipeline settles and ends with its window, so
+   * the run settles within a minute of it instead of draining a backlog for minutes. Its floors
+   * include two PostgreSQL crashes, a kind this run does not inject: every invariant holds, the
+   * floor is missed and the verdict is INCONCLUSIVE, never PASS.
+   */
+  @Test
+  void aTimeBoxedRunIsPacedByTheDrainAndAMissedFloorLeavesItInconclusive() throws Exception {
+    ChaosOptions options =
+        timeBoxed(options(NegativeControl.NONE, 21, Duration.ofSeconds(120)), 40);
+    Run run = run(options, FaultOptions.processesOnly(), ProofFloors.defaults());
+
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.INCONCLUSIVE);
+    assertThat(run.output)
+        .contains("a 40 s load window paced by the drain")
+        .containsPattern("load over after 4[0-5] s: \\d+ orders sent")
+        .containsPattern("one order per distinct accepted key\\s+PASS")
+        .containsPattern("PostgreSQL crashes\\s+MISSED\\s+2\\s+0")
+        .containsPattern("network faults\\s+(met|MISSED)\\s+8\\s+\\d+")
+        .contains("VERDICT: INCONCLUSIVE");
+    Matcher settle = Pattern.compile("settle phase: (\\d+) s").matcher(run.output);
+    assertThat(settle.find()).as(run.output).isTrue();
+    assertThat(Integer.parseInt(settle.group(1)))
+        .as("the paced load leaves no backlog to drain")
+        .isLessThan(60);
   }
 
   /**
@@ -195,6 +224,31 @@ class ChaosIT {
         quiescence,
         REPO,
         Files.createTempDirectory("iox-reports"));
+  }
+
+  /** The same options, time-boxed: a window of {@code seconds} instead of a count of orders. */
+  private static ChaosOptions timeBoxed(ChaosOptions fixed, int seconds) {
+    return new ChaosOptions(
+        fixed.seed(),
+        0,
+        Duration.ofSeconds(seconds),
+        150,
+        fixed.orderInstances(),
+        fixed.paymentInstances(),
+        fixed.killIntervalMin(),
+        fixed.killIntervalMax(),
+        fixed.minKills(),
+        fixed.restartDelay(),
+        fixed.crashPointProbability(),
+        fixed.negativeControl(),
+        fixed.retryShare(),
+        fixed.conflictShare(),
+        fixed.malformedShare(),
+        fixed.cancelShare(),
+        fixed.webhookDuplicateShare(),
+        fixed.quiescenceTimeout(),
+        fixed.repoRoot(),
+        fixed.reportDirectory());
   }
 
   private record Run(Verdict verdict, String output) {}
