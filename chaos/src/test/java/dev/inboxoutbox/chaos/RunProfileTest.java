@@ -75,6 +75,16 @@ class RunProfileTest {
     assertThat(command.brokerKillEvery).as("given explicitly").isEqualTo(Duration.ofSeconds(25));
   }
 
+  /** A short window must not space network faults closer than one lasts: they would overlap. */
+  @Test
+  void aShortWindowKeepsNetworkFaultsApart() {
+    ChaosCommand command = new ChaosCommand();
+    CommandLine commandLine = new CommandLine(command);
+    commandLine.parseArgs("--duration", "30s");
+    RunProfile.fitFaultsToWindow(command, commandLine.getParseResult());
+    assertThat(command.networkFaultEvery).isGreaterThan(command.networkFaultDuration);
+  }
+
   private static ChaosCommand parsed(RunProfile profile, String... args) {
     ChaosCommand command = new ChaosCommand();
     CommandLine commandLine = new CommandLine(command);
