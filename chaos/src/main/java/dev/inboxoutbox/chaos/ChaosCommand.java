@@ -322,6 +322,11 @@ public final class ChaosCommand implements Callable<Integer> {
     if (longRun) {
       RunProfile.LONG.applyTo(this, spec.commandLine().getParseResult());
     }
+    if (window.isZero() || window.isNegative()) {
+      // Before anything is derived from it: a fault interval of 0 would be reported instead.
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "duration must be positive, was " + window);
+    }
     if (!quick && !longRun && orders == null) {
       RunProfile.fitFaultsToWindow(this, spec.commandLine().getParseResult());
     }
@@ -332,6 +337,12 @@ public final class ChaosCommand implements Callable<Integer> {
     FaultOptions faultOptions;
     ProofFloors floors;
     try {
+      if (orders != null && orders <= 0) {
+        throw new IllegalArgumentException(
+            "orders must be positive, was "
+                + orders
+                + "; without --orders the run is time-boxed by --duration");
+      }
       network =
           new NetworkChaos.Settings(
               NetworkChaos.Fault.parseList(networkFaults),
@@ -381,10 +392,6 @@ public final class ChaosCommand implements Callable<Integer> {
               quiescence,
               root,
               directories.reports());
-      if (orders != null && orders == 0) {
-        throw new IllegalArgumentException(
-            "orders must be positive; without --orders the run is time-boxed by --duration");
-      }
       floors = proofFloors(options, faultOptions, network);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -64,6 +64,10 @@ enum RunProfile {
   static final int QUICK_POSTGRES_CRASH_EVERY_SECONDS = 90;
   static final int QUICK_NETWORK_FAULT_EVERY_SECONDS = 60;
   static final int LONG_WINDOW_SECONDS = 600;
+
+  /** The least time between the end of one network fault and the start of the next. */
+  private static final Duration NETWORK_FAULT_GAP = Duration.ofSeconds(2);
+
   static final int LONG_MIN_KILLS = 100;
   static final int LONG_INFRASTRUCTURE_EVERY_SECONDS = 30;
   static final String LONG_KINDS = FaultOptions.DEFAULT_KINDS + ",postgres-failover";
@@ -74,7 +78,7 @@ enum RunProfile {
    * Without a profile, a time-boxed run spreads its infrastructure and network faults over its
    * window, so that each kind reaches its proof floor with a margin whatever the window: a
    * PostgreSQL crash every quarter of it, a broker kill every fifth, a failover every half and a
-   * network fault every tenth. Options given explicitly win.
+   * network fault every tenth (at least 2 s more than one lasts). Options given explicitly win.
    */
   static void fitFaultsToWindow(ChaosCommand command, CommandLine.ParseResult given) {
     Duration window = command.window;
@@ -88,7 +92,10 @@ enum RunProfile {
       command.postgresFailoverEvery = window.dividedBy(2);
     }
     if (absent(given, "--network-fault-every")) {
-      command.networkFaultEvery = window.dividedBy(10);
+      // A short window must not space faults closer than one lasts, or they would overlap.
+      Duration tenth = window.dividedBy(10);
+      Duration apart = command.networkFaultDuration.plus(NETWORK_FAULT_GAP);
+      command.networkFaultEvery = tenth.compareTo(apart) >= 0 ? tenth : apart;
     }
   }
 
