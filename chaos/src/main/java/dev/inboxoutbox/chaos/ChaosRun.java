@@ -45,10 +45,11 @@ import java.util.concurrent.Future;
 
 /**
  * The main job: starts (or connects to) PostgreSQL and Kafka, runs order-consumer and
- * payment-consumer as real processes ({@link ServiceFleet}), produces orders, SIGKILLs instances
- * and relay leaders at random moments (and lets them halt at named crash points), restarts them,
- * waits for quiet ({@link Progress}) and verifies that every effect happened exactly once ({@link
- * Verifier}, {@link Report}).
+ * payment-consumer as real processes ({@link ServiceFleet}), produces orders (for a window, paced
+ * by the drain: {@link ClosedLoopPacer}; or a fixed number), SIGKILLs instances and relay leaders
+ * at random moments (and lets them halt at named crash points), restarts them, waits for quiet
+ * ({@link Progress}), verifies that every effect happened exactly once ({@link Verifier}) and
+ * checks what the run did against its {@link ProofFloors} ({@link Report}).
  */
 final class ChaosRun {
 
