@@ -65,6 +65,12 @@ enum RunProfile {
   static final int QUICK_NETWORK_FAULT_EVERY_SECONDS = 60;
   static final int LONG_WINDOW_SECONDS = 600;
 
+  /**
+   * Infrastructure faults come one at a time and a broker kill lasts about 30 s on two cores (its
+   * restart), so each kind is due every sixth of the window: two of each fit with a margin.
+   */
+  private static final int INFRASTRUCTURE_FAULTS_PER_WINDOW = 6;
+
   /** The least time between the end of one network fault and the start of the next. */
   private static final Duration NETWORK_FAULT_GAP = Duration.ofSeconds(2);
 
@@ -77,16 +83,16 @@ enum RunProfile {
   /**
    * Without a profile, a time-boxed run spreads its infrastructure and network faults over its
    * window, so that each kind reaches its proof floor with a margin whatever the window: a
-   * PostgreSQL crash every quarter of it, a broker kill every fifth, a failover every half and a
-   * network fault every tenth (at least 2 s more than one lasts). Options given explicitly win.
+   * PostgreSQL crash and a broker kill every sixth of it, a failover every half and a network fault
+   * every tenth (at least 2 s more than one lasts). Options given explicitly win.
    */
   static void fitFaultsToWindow(ChaosCommand command, CommandLine.ParseResult given) {
     Duration window = command.window;
     if (absent(given, "--postgres-crash-every")) {
-      command.postgresCrashEvery = window.dividedBy(4);
+      command.postgresCrashEvery = window.dividedBy(INFRASTRUCTURE_FAULTS_PER_WINDOW);
     }
     if (absent(given, "--broker-kill-every")) {
-      command.brokerKillEvery = window.dividedBy(5);
+      command.brokerKillEvery = window.dividedBy(INFRASTRUCTURE_FAULTS_PER_WINDOW);
     }
     if (absent(given, "--postgres-failover-every")) {
       command.postgresFailoverEvery = window.dividedBy(2);
