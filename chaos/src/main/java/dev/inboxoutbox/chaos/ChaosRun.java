@@ -366,6 +366,7 @@ final class ChaosRun {
     boolean networkFaultDue = !network.faults().isEmpty();
     // A broken setup must not hang a CI run.
     Duration guard = options.timeBoxed() ? options.window().plusMinutes(1) : Duration.ofMinutes(10);
+    Instant windowEnds = loadStarted.plus(options.window());
     while (!producing.isDone()
         || (!options.timeBoxed()
             && ((killing && fleet.totalKills() < options.minKills())
@@ -373,8 +374,12 @@ final class ChaosRun {
                 || (networkFaultDue && networkChaos.injected() == 0)
                 || !infrastructureFloorsReached(faults)))) {
       Instant now = Instant.now();
-      infrastructure.tick();
-      if (killing && !now.isBefore(nextKill)) {
+      // The load may outlast the window by a send blocked on a broker: no fault starts then.
+      boolean windowOpen = !options.timeBoxed() || now.isBefore(windowEnds);
+      if (windowOpen) {
+        infrastructure.tick();
+      }
+      if (windowOpen && killing && !now.isBefore(nextKill)) {
         // A kill that found no eligible victim is due again as soon as one is.
         nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
       }
