@@ -24,10 +24,12 @@ public final class DevStack implements AutoCloseable {
 
   private static DevStack shared;
 
+  private final DevStackSettings settings;
   private final PostgresServer postgres;
   private final KafkaServer kafka;
 
-  private DevStack(PostgresServer postgres, KafkaServer kafka) {
+  private DevStack(DevStackSettings settings, PostgresServer postgres, KafkaServer kafka) {
+    this.settings = settings;
     this.postgres = postgres;
     this.kafka = kafka;
   }
@@ -72,7 +74,7 @@ public final class DevStack implements AutoCloseable {
         (System.nanoTime() - started) / 1_000_000,
         postgres.description(),
         kafka.description());
-    return new DevStack(postgres, kafka);
+    return new DevStack(settings, postgres, kafka);
   }
 
   private static void inItsOwnThread(Runnable task) {
@@ -85,11 +87,31 @@ public final class DevStack implements AutoCloseable {
    * One stack per JVM, started on first use and stopped when the JVM exits. Test classes share it
    * so the suite pays the start-up once; each takes its own database for isolation.
    */
-  public static synchronized DevStack shared() {
+  public static DevStack shared() {
+    return shared(DevStackSettings.fromEnvironment());
+  }
+
+  /**
+   * The JVM's one stack, started from {@code settings} on first use. Once it runs, a Kafka port
+   * other than the one its broker was started on is refused: the broker cannot move, and a client
+   * sent to the asked port would find nothing there.
+   */
+  public static synchronized DevStack shared(DevStackSettings settings) {
     if (shared == null) {
-      DevStack stack = start();
+      DevStack stack = start(settings);
       Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "dev-stack-shutdown"));
       shared = stack;
+    } else if (shared.settings.kafkaBootstrap().isEmpty()
+        && settings.kafkaPort() > 0
+        && settings.kafkaPort() != shared.settings.kafkaPort()) {
+      throw new DevStackException(
+          "iox.kafka.port="
+              + settings.kafkaPort()
+              + " asks for a broker on another port than the one this JVM's dev stack already"
+              + " runs at "
+              + shared.kafka.bootstrapServers()
+              + ": set the port before the stack starts, as a system property or IOX_KAFKA_PORT"
+              + " for the whole test run");
     }
     return shared;
   }

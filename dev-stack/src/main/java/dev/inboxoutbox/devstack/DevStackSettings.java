@@ -200,7 +200,8 @@ public record DevStackSettings(
     }
   }
 
-  private static int parsePort(String name, String value) {
+  /** {@code value} of the setting {@code name} as a port, or a message naming both. */
+  public static int parsePort(String name, String value) {
     try {
       return Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {

@@ -4,11 +4,22 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /** A real single-node KRaft broker (combined broker and controller) inside this JVM. */
 final class EmbeddedKafkaServer implements KafkaServer {
+
+  /**
+   * Where spring-kafka-test's broker publishes its address on start. Left there, Spring would take
+   * it for the application's own setting (a system property outranks application.yml), pointing the
+   * application at the broker's internal listener instead of the port asked of the stack, and
+   * overwriting what the user set; the stack hands its address out through {@link
+   * #bootstrapServers()} instead.
+   */
+  private static final List<String> PUBLISHED_PROPERTIES =
+      List.of("spring.kafka.bootstrap-servers", "spring.embedded.kafka.brokers");
 
   private final EmbeddedKafkaKraftBroker broker;
   private final String bootstrapServers;
@@ -43,14 +54,36 @@ final class EmbeddedKafkaServer implements KafkaServer {
           "EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,HOST:PLAINTEXT");
     }
     broker.brokerProperties(properties);
+    Map<String, String> published = systemProperties(PUBLISHED_PROPERTIES);
     try {
       broker.afterPropertiesSet();
     } catch (RuntimeException e) {
       throw new DevStackException(
           "cannot start the in-JVM Kafka broker" + (port > 0 ? " on port " + port : ""), e);
+    } finally {
+      restore(published);
     }
     return new EmbeddedKafkaServer(
         broker, port > 0 ? "localhost:" + port : broker.getBrokersAsString());
+  }
+
+  private static Map<String, String> systemProperties(List<String> names) {
+    Map<String, String> values = new HashMap<>();
+    for (String name : names) {
+      values.put(name, System.getProperty(name));
+    }
+    return values;
+  }
+
+  private static void restore(Map<String, String> values) {
+    values.forEach(
+        (name, value) -> {
+          if (value == null) {
+            System.clearProperty(name);
+          } else {
+            System.setProperty(name, value);
+          }
+        });
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.inboxoutbox.devstack.spring.DevStackEnvironment;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -32,10 +33,50 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 class DevStackIT {
 
   private final DevStack stack = DevStack.shared();
+
+  @Test
+  void springContextsOfOneApplicationNameShareTheirDatabase() {
+    String name = "iox-shared-db-" + UUID.randomUUID();
+    String first = datasourceOfAContext(name);
+    String sameName = datasourceOfAContext(name);
+    String other = datasourceOfAContext("iox-shared-db-" + UUID.randomUUID());
+
+    // What docs/test-kit.md tells a Spring test: its database is kept, not clean per test class.
+    assertThat(sameName).isEqualTo(first);
+    assertThat(other).isNotEqualTo(first);
+  }
+
+  private static String datasourceOfAContext(String applicationName) {
+    StandardEnvironment environment = new StandardEnvironment();
+    environment
+        .getPropertySources()
+        .addLast(
+            new MapPropertySource(
+                "application", Map.of("spring.application.name", applicationName)));
+    new DevStackEnvironment().postProcessEnvironment(environment, new SpringApplication());
+    return environment.getProperty("spring.datasource.url");
+  }
+
+  @Test
+  void theSharedStackRefusesAKafkaPortItsBrokerDoesNotListenOn() throws IOException {
+    int elsewhere;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      elsewhere = socket.getLocalPort();
+    }
+    DevStackSettings asked = DevStackSettings.fromEnvironment().withKafkaPort(elsewhere);
+
+    assertThatThrownBy(() -> DevStack.shared(asked))
+        .isInstanceOf(DevStackException.class)
+        .hasMessageContaining("iox.kafka.port=" + elsewhere)
+        .hasMessageContaining(stack.kafka().bootstrapServers());
+  }
 
   @Test
   void postgresRunsWithLogicalDecodingForDebezium() throws SQLException {

@@ -41,6 +41,21 @@ class EmbeddedKafkaServerIT {
   }
 
   @Test
+  void theBrokerLeavesSpringsBootstrapServersPropertyAlone() {
+    // spring-kafka-test's broker publishes its address there; Spring would then take it for the
+    // application's own setting, and a port asked of the dev stack would go unused.
+    String before = System.clearProperty("spring.kafka.bootstrap-servers");
+    try (EmbeddedKafkaServer kafka =
+        EmbeddedKafkaServer.start(DevStackSettings.fromEnvironment())) {
+      assertThat(System.getProperty("spring.kafka.bootstrap-servers")).isNull();
+    } finally {
+      if (before != null) {
+        System.setProperty("spring.kafka.bootstrap-servers", before);
+      }
+    }
+  }
+
+  @Test
   void startFailsNamingThePortWhenItIsTaken() throws IOException {
     try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("localhost"))) {
       int port = taken.getLocalPort();

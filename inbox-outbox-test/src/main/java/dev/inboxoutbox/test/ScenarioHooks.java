@@ -3,12 +3,18 @@ package dev.inboxoutbox.test;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.IncomingMessage;
 import dev.inboxoutbox.consumer.RetryLaterException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The kit's observation and fault points in the consumer's batches. Only records the kit sent (they
@@ -16,6 +22,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * records of other tests, pass untouched.
  */
 final class ScenarioHooks implements BatchProcessor.Hooks {
+
+  private static final Logger log = LoggerFactory.getLogger(ScenarioHooks.class);
 
   /** Carries the scenario's key on every record the kit sends, whatever key extractor is set. */
   static final String TEST_KEY_HEADER = "iox-test-key";
@@ -36,6 +44,9 @@ final class ScenarioHooks implements BatchProcessor.Hooks {
   private final Set<String> heldKeys = ConcurrentHashMap.newKeySet();
   private final Set<String> handled = ConcurrentHashMap.newKeySet();
 
+  /** The consumer threads whose committed batches held a copy of a key, per key. */
+  private final Map<String, Set<Long>> consumersPerKey = new ConcurrentHashMap<>();
+
   /** Positions ({@code topic-partition@offset}) of the kit's records whose batch committed. */
   private final Set<String> committed = ConcurrentHashMap.newKeySet();
 
@@ -43,6 +54,7 @@ final class ScenarioHooks implements BatchProcessor.Hooks {
     failedKeys.clear();
     heldKeys.clear();
     handled.clear();
+    consumersPerKey.clear();
     crashes.set(0);
     dead = false;
     this.hold = hold;
@@ -70,6 +82,22 @@ final class ScenarioHooks implements BatchProcessor.Hooks {
   /** Kit keys whose handler returned at least once, in any transaction (committed or not). */
   Set<String> handledKeys() {
     return Set.copyOf(handled);
+  }
+
+  /**
+   * Kit keys whose copies were committed by two consumer threads or more since the scenario was
+   * armed: only their copies could meet at the claim while one was uncommitted. Copies taken by one
+   * consumer are taken one after another, however the batches fall.
+   */
+  Set<String> keysTakenByTwoConsumers() {
+    Set<String> keys = new HashSet<>();
+    consumersPerKey.forEach(
+        (key, consumers) -> {
+          if (consumers.size() >= 2) {
+            keys.add(key);
+          }
+        });
+    return keys;
   }
 
   boolean committed(String position) {
@@ -129,9 +157,15 @@ final class ScenarioHooks implements BatchProcessor.Hooks {
     if (fault == Fault.CRASH_AFTER_COMMIT) {
       crash("after the database commit, before the offset commit");
     }
+    long consumer = Thread.currentThread().getId();
     for (ConsumerRecord<String, byte[]> record : records) {
-      if (record.headers().lastHeader(TEST_KEY_HEADER) != null) {
+      Header key = record.headers().lastHeader(TEST_KEY_HEADER);
+      if (key != null) {
         committed.add(position(record.topic(), record.partition(), record.offset()));
+        consumersPerKey
+            .computeIfAbsent(
+                new String(key.value(), StandardCharsets.UTF_8), k -> ConcurrentHashMap.newKeySet())
+            .add(consumer);
       }
     }
   }
@@ -141,6 +175,10 @@ final class ScenarioHooks implements BatchProcessor.Hooks {
     if (crashes.get() == 0) {
       crashes.incrementAndGet();
       dead = true;
+      log.info(
+          "iox test kit: simulated crash {} (planned): the consumers stop without committing"
+              + " offsets and are restarted",
+          where);
       throw new SimulatedCrash(where);
     }
   }

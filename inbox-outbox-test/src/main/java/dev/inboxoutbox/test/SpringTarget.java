@@ -15,7 +15,8 @@ import org.springframework.core.env.Environment;
  * IdempotentConsumerDefinition} beans. A simulated crash ends a container's consumer thread with
  * the {@link SimulatedCrash} error (spring-kafka stops a container on an {@link Error}); the kit
  * then stops every container and starts them anew, so fresh Kafka consumers join the group and read
- * from its last committed offsets.
+ * from its last committed offsets. What spring-kafka logs about the crash at ERROR is dropped with
+ * logback ({@link QuietSimulatedCrashes}); the kit logs the crash at INFO.
  */
 final class SpringTarget implements Target {
 
@@ -40,6 +41,20 @@ final class SpringTarget implements Target {
           "the application context runs no idempotent consumers: declare an"
               + " IdempotentConsumerDefinition bean for the handler under test",
           e);
+    }
+    if (logbackPresent()) {
+      QuietSimulatedCrashes.install();
+    }
+  }
+
+  /** Whether logback is on the class path; with another logging backend nothing is filtered. */
+  private static boolean logbackPresent() {
+    try {
+      Class.forName(
+          "ch.qos.logback.classic.turbo.TurboFilter", false, SpringTarget.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
     }
   }
 

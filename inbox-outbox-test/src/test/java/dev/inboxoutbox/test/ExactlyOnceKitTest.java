@@ -47,6 +47,46 @@ class ExactlyOnceKitTest {
   }
 
   @Test
+  void aSuspendedTransactionIsTheHeadlineWhenEveryKeyHasOneEffect() {
+    ScenarioReport report = new ScenarioReport("duplicate delivery", "each record sent twice");
+    report.effects("k-0", 1);
+    report.effects("k-1", 1);
+    report.suspensions(2);
+
+    assertThat(report.exactlyOnce()).isFalse();
+    assertThat(report.describe())
+        .startsWith(
+            "scenario 'duplicate delivery' (each record sent twice): the handler suspended the"
+                + " batch transaction 2 time(s)")
+        .doesNotContain("0 of 2 keys");
+  }
+
+  @Test
+  void aSuspensionBesideKeysWithoutOneEffectIsInTheHeadlineToo() {
+    ScenarioReport report = new ScenarioReport("s", "d");
+    report.effects("k-0", 2);
+    report.suspensions(1);
+
+    assertThat(report.describe())
+        .startsWith(
+            "scenario 's' (d): 1 of 1 keys without exactly one effect; the handler suspended the"
+                + " batch transaction 1 time(s)");
+  }
+
+  @Test
+  void aScenarioNotExercisedFailsWithThatAsItsHeadline() {
+    ScenarioReport report = new ScenarioReport("concurrent duplicates", "d");
+    report.effects("k-0", 1);
+    report.notExercised("the copies of 0 of 1 keys reached two consumers or more");
+
+    assertThat(report.exactlyOnce()).isFalse();
+    assertThat(report.describe())
+        .isEqualTo(
+            "scenario 'concurrent duplicates' (d): not exercised: the copies of 0 of 1 keys"
+                + " reached two consumers or more");
+  }
+
+  @Test
   void aReportWhoseWaitRanOutIsNotExactlyOnce() {
     ScenarioReport report = new ScenarioReport("s", "d");
     report.timeout("waited 60 s for 3 records processed in vain");

@@ -146,15 +146,33 @@ class PlainConsumerKitIT {
     }
   }
 
+  @Test
+  void aRaceOnATopicOfOnePartitionFailsAsNotExercised() {
+    // Every copy of a key lands on the one partition, so one consumer takes them one after another.
+    try (ExactlyOnceKit kit =
+        kit(TRANSACTIONAL, ConsumerSettings.builder("kit-plain-one-partition"), 1)) {
+      assertThatThrownBy(() -> assertThat(kit).survivesConcurrentDuplicates())
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("scenario 'concurrent duplicates'")
+          .hasMessageContaining("not exercised")
+          .hasMessageContaining("0 of 3 keys");
+    }
+  }
+
   /**
    * A kit over consumers of a topic of their own. The handlers write the order under the key in the
    * payload, the kit's key, so that the count holds also for a consumer whose inbox keys differ
    * from it.
    */
   private static ExactlyOnceKit kit(MessageHandler handler, ConsumerSettings.Builder settings) {
+    return kit(handler, settings, 2);
+  }
+
+  private static ExactlyOnceKit kit(
+      MessageHandler handler, ConsumerSettings.Builder settings, int partitions) {
     String topic = "kit-plain-" + UUID.randomUUID().toString().substring(0, 8);
     try {
-      Topics.create(topic, 2, Map.of());
+      Topics.create(topic, partitions, Map.of());
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -16,8 +16,8 @@ import org.w3c.dom.Node;
 
 /**
  * inbox-outbox-bom, which has no parent and so its own version, stays at the project's version and
- * lists exactly the library modules: those that attach a sources jar (they name maven-source-plugin
- * in their build, docs/images-and-coordinates.md).
+ * lists exactly the library modules among its own group's entries: those that attach a sources jar
+ * (they name maven-source-plugin in their build, docs/images-and-coordinates.md).
  */
 class BomTest {
 
@@ -30,7 +30,11 @@ class BomTest {
     Set<String> managed = new TreeSet<>();
     Element management = child(bom, "dependencyManagement");
     for (Element dependency : children(child(management, "dependencies"), "dependency")) {
-      assertThat(text(dependency, "groupId")).isEqualTo("dev.inboxoutbox");
+      // Third-party entries (what the modules run with) are compared with the parent's versions by
+      // consumer-builds' BomVersionsTest.
+      if (!text(dependency, "groupId").equals("dev.inboxoutbox")) {
+        continue;
+      }
       assertThat(text(dependency, "version")).isEqualTo("${project.version}");
       managed.add(text(dependency, "artifactId"));
     }

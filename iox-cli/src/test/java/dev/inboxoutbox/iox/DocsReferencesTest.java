@@ -48,10 +48,12 @@ class DocsReferencesTest {
           "IllegalArgumentException",
           "IllegalStateException",
           "InterruptedException",
+          "NoSuchMethodError",
           "NoSuchMethodException",
           "RuntimeException",
           "DataSource",
-          // Kafka clients and Kafka Connect
+          // Kafka clients, the broker and Kafka Connect
+          "BrokerServer",
           "CommitFailedException",
           "ConnectDistributed",
           "CooperativeStickyAssignor",

@@ -238,13 +238,7 @@ class OrderConsumerIT {
         cancelKey,
         "CancelOrder",
         "{\"placedBy\":\"" + placeKey + "\",\"reason\":\"changed my mind\"}");
-    await("the order placed and cancelled")
-        .atMost(PATIENCE)
-        .until(
-            () ->
-                !orderPlacedBy(placeKey).isEmpty()
-                    && status(orderPlacedBy(placeKey)).equals("CANCELLED"));
-    String order = orderPlacedBy(placeKey);
+    String order = awaitCancelledOrderPlacedBy(placeKey);
     assertThat(count("SELECT count(*) FROM stock_reservations WHERE order_id = '" + order + "'"))
         .isZero();
     assertThat(
@@ -270,13 +264,7 @@ class OrderConsumerIT {
         UUID.randomUUID().toString(),
         "CancelOrder",
         "{\"placedBy\":\"" + placeKey + "\"}");
-    await("the order placed and cancelled")
-        .atMost(PATIENCE)
-        .until(
-            () ->
-                !orderPlacedBy(placeKey).isEmpty()
-                    && status(orderPlacedBy(placeKey)).equals("CANCELLED"));
-    String order = orderPlacedBy(placeKey);
+    String order = awaitCancelledOrderPlacedBy(placeKey);
     String repeatKey = UUID.randomUUID().toString();
     send("orders.commands", "c-8", repeatKey, "CancelOrder", "{\"orderId\":\"" + order + "\"}");
     await("the repeated cancel answered")
@@ -485,6 +473,17 @@ class OrderConsumerIT {
         + "\",\"qty\":"
         + qty
         + ",\"unitPriceCents\":1250}]}";
+  }
+
+  /** Waits until the order the key placed is there and cancelled; its id. */
+  private static String awaitCancelledOrderPlacedBy(String placeKey) {
+    await("the order placed and cancelled")
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                !orderPlacedBy(placeKey).isEmpty()
+                    && status(orderPlacedBy(placeKey)).equals("CANCELLED"));
+    return orderPlacedBy(placeKey);
   }
 
   private static String orderPlacedBy(String key) {

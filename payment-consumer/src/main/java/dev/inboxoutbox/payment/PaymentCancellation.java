@@ -3,9 +3,7 @@ package dev.inboxoutbox.payment;
 import dev.inboxoutbox.consumer.HandlerContext;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.payment.PaymentTransitions.Decision;
-import dev.inboxoutbox.payment.PaymentTransitions.Verdict;
 import java.sql.SQLException;
-import java.sql.SQLTransactionRollbackException;
 import java.util.Optional;
 
 /**
@@ -17,14 +15,14 @@ import java.util.Optional;
  */
 final class PaymentCancellation {
 
-  private static final int UPDATE_ATTEMPTS = 5;
-
   private final Payments payments;
   private final PaymentEvents events;
+  private final PaymentUpdates updates;
 
   PaymentCancellation(Payments payments, PaymentEvents events) {
     this.payments = payments;
     this.events = events;
+    this.updates = new PaymentUpdates(payments);
   }
 
   Outcome cancel(Payments.NewPayment cancelled, HandlerContext context) throws SQLException {
@@ -35,35 +33,55 @@ final class PaymentCancellation {
           events.outcome(
               "paymentId", cancelled.paymentId(), "status", PaymentStatus.CANCELLED.name()));
     }
-    for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      Optional<Payment> found = payments.find(cancelled.paymentId());
-      if (found.isEmpty()) {
-        return Outcome.rejected(
-            events.outcome(
-                "error",
-                "order_has_another_payment",
-                "orderId",
-                cancelled.orderId(),
-                "paymentId",
-                cancelled.paymentId()));
-      }
-      Payment payment = found.get();
-      Decision decision = PaymentTransitions.onCancel(payment);
-      if (decision.verdict() != Verdict.APPLY) {
-        return Outcome.success(
-            events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
-      }
-      String chargeId = payment.chargeId().orElse(null);
-      if (payments.update(payment, decision.next(), chargeId, null)) {
-        if (decision.next() == PaymentStatus.REFUND_REQUESTED) {
-          context.emit(events.refundRequested(payment, chargeId));
-        }
-        return Outcome.success(
-            events.outcome("paymentId", payment.paymentId(), "status", decision.next().name()));
-      }
+    Optional<Payment> found = payments.find(cancelled.paymentId());
+    if (found.isEmpty()) {
+      return Outcome.rejected(
+          events.outcome(
+              "error",
+              "order_has_another_payment",
+              "orderId",
+              cancelled.orderId(),
+              "paymentId",
+              cancelled.paymentId()));
     }
-    // A serialization failure (SQLSTATE 40001): the consumer runtime retries the batch later.
-    throw new SQLTransactionRollbackException(
-        "payment " + cancelled.paymentId() + " kept changing while being cancelled", "40001");
+    return updates.apply(found.get(), new Cancel(context), "being cancelled");
+  }
+
+  private final class Cancel implements PaymentUpdates.Change {
+
+    private final HandlerContext context;
+
+    Cancel(HandlerContext context) {
+      this.context = context;
+    }
+
+    @Override
+    public Decision decide(Payment payment) {
+      return PaymentTransitions.onCancel(payment);
+    }
+
+    @Override
+    public Optional<Outcome> write(Payment read, PaymentStatus next) {
+      String chargeId = read.chargeId().orElse(null);
+      if (!payments.update(read, next, chargeId, null)) {
+        return Optional.empty();
+      }
+      if (next == PaymentStatus.REFUND_REQUESTED) {
+        context.emit(events.refundRequested(read, chargeId));
+      }
+      return Optional.of(
+          Outcome.success(events.outcome("paymentId", read.paymentId(), "status", next.name())));
+    }
+
+    @Override
+    public Outcome alreadyApplied(Payment payment) {
+      return Outcome.success(
+          events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
+    }
+
+    @Override
+    public Outcome rejected(Payment payment, String reason) {
+      return Outcome.rejected(events.rejection(payment, reason));
+    }
   }
 }

@@ -108,6 +108,12 @@ final class PaymentEvents {
         .build();
   }
 
+  /** The outcome body of a change that contradicts the payment: why, and where the payment is. */
+  String rejection(Payment payment, String reason) {
+    return outcome(
+        "error", reason, "paymentId", payment.paymentId(), "status", payment.status().name());
+  }
+
   /** A small outcome body for the inbox: {@code outcome("paymentId", id, "status", "CAPTURED")}. */
   String outcome(String... fieldsAndValues) {
     if (fieldsAndValues.length % 2 != 0) {

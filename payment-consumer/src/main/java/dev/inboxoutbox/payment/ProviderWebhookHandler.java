@@ -8,12 +8,11 @@ import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.payment.PaymentTransitions.ChargeResult;
 import dev.inboxoutbox.payment.PaymentTransitions.Decision;
 import dev.inboxoutbox.payment.PaymentTransitions.RefundResult;
-import dev.inboxoutbox.payment.PaymentTransitions.Verdict;
 import java.sql.SQLException;
-import java.sql.SQLTransactionRollbackException;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,14 +33,15 @@ final class ProviderWebhookHandler implements MessageHandler {
   static final String FAILURE_REASON = "charge_failed";
 
   private static final Logger log = LoggerFactory.getLogger(ProviderWebhookHandler.class);
-  private static final int UPDATE_ATTEMPTS = 5;
 
   private final Payments payments;
   private final PaymentEvents events;
+  private final PaymentUpdates updates;
 
   ProviderWebhookHandler(Payments payments, PaymentEvents events) {
     this.payments = payments;
     this.events = events;
+    this.updates = new PaymentUpdates(payments);
   }
 
   @Override
@@ -68,59 +68,41 @@ final class ProviderWebhookHandler implements MessageHandler {
             succeeded,
             Payloads.positiveCents(data, "amountCents"),
             Payloads.currency(data, "currency"));
-    for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      Optional<Payment> found = payments.find(paymentId);
-      if (found.isEmpty()) {
-        return Outcome.rejected(events.outcome("error", "unknown_payment", "paymentId", paymentId));
-      }
-      Payment payment = found.get();
-      Decision decision = PaymentTransitions.onChargeResult(payment, result);
-      if (decision.verdict() == Verdict.ALREADY_APPLIED) {
-        return Outcome.success(
-            events.outcome("paymentId", paymentId, "status", payment.status().name()));
-      }
-      if (decision.verdict() == Verdict.REJECT) {
-        log.info(
-            "webhook {} ({}) for payment {} rejected: {} (payment is {})",
-            message.idempotencyKey().value(),
-            type,
-            paymentId,
-            decision.reason(),
-            payment.status());
-        return Outcome.rejected(
-            events.outcome(
-                "error",
-                decision.reason(),
-                "paymentId",
-                paymentId,
-                "status",
-                payment.status().name()));
-      }
-      String failureReason = succeeded ? null : FAILURE_REASON;
-      if (payments.update(payment, decision.next(), result.chargeId(), failureReason)) {
-        if (decision.next() == PaymentStatus.REFUND_REQUESTED) {
-          // The order was cancelled while the charge was on its way: the money goes back, and the
-          // order service, which cancelled the order, hears of no capture.
-          context.emit(events.refundRequested(payment, result.chargeId()));
-        } else {
-          context.emit(
-              succeeded
-                  ? events.paymentCaptured(payment, result.chargeId())
-                  : events.paymentFailed(payment, result.chargeId(), failureReason));
-        }
-        return Outcome.success(
-            events.outcome(
-                "paymentId",
-                paymentId,
-                "chargeId",
-                result.chargeId(),
-                "status",
-                decision.next().name()));
-      }
-    }
-    // A serialization failure (SQLSTATE 40001): the consumer runtime retries the batch later.
-    throw new SQLTransactionRollbackException(
-        "payment " + paymentId + " kept changing while applying " + type, "40001");
+    String failureReason = succeeded ? null : FAILURE_REASON;
+    return apply(
+        paymentId,
+        new WebhookChange(message, type, Level.INFO) {
+          @Override
+          public Decision decide(Payment payment) {
+            return PaymentTransitions.onChargeResult(payment, result);
+          }
+
+          @Override
+          public Optional<Outcome> write(Payment read, PaymentStatus next) {
+            if (!payments.update(read, next, result.chargeId(), failureReason)) {
+              return Optional.empty();
+            }
+            if (next == PaymentStatus.REFUND_REQUESTED) {
+              // The order was cancelled while the charge was on its way: the money goes back, and
+              // the order service, which cancelled the order, hears of no capture.
+              context.emit(events.refundRequested(read, result.chargeId()));
+            } else {
+              context.emit(
+                  succeeded
+                      ? events.paymentCaptured(read, result.chargeId())
+                      : events.paymentFailed(read, result.chargeId(), failureReason));
+            }
+            return Optional.of(
+                Outcome.success(
+                    events.outcome(
+                        "paymentId",
+                        paymentId,
+                        "chargeId",
+                        result.chargeId(),
+                        "status",
+                        next.name())));
+          }
+        });
   }
 
   /** {@code refund.succeeded}: the refund of a cancelled order's charge is done. */
@@ -133,46 +115,70 @@ final class ProviderWebhookHandler implements MessageHandler {
             Payloads.text(data, "chargeId"),
             Payloads.positiveCents(data, "amountCents"),
             Payloads.currency(data, "currency"));
-    for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      Optional<Payment> found = payments.find(paymentId);
-      if (found.isEmpty()) {
-        return Outcome.rejected(events.outcome("error", "unknown_payment", "paymentId", paymentId));
-      }
-      Payment payment = found.get();
-      Decision decision = PaymentTransitions.onRefundResult(payment, result);
-      if (decision.verdict() == Verdict.ALREADY_APPLIED) {
-        return Outcome.success(
-            events.outcome("paymentId", paymentId, "status", payment.status().name()));
-      }
-      if (decision.verdict() == Verdict.REJECT) {
-        log.warn(
-            "webhook {} ({}) for payment {} rejected: {} (payment is {})",
-            message.idempotencyKey().value(),
-            REFUND_SUCCEEDED,
-            paymentId,
-            decision.reason(),
-            payment.status());
-        return Outcome.rejected(
-            events.outcome(
-                "error",
-                decision.reason(),
-                "paymentId",
-                paymentId,
-                "status",
-                payment.status().name()));
-      }
-      if (payments.recordRefund(payment, decision.next(), result.refundId())) {
-        return Outcome.success(
-            events.outcome(
-                "paymentId",
-                paymentId,
-                "refundId",
-                result.refundId(),
-                "status",
-                decision.next().name()));
-      }
+    return apply(
+        paymentId,
+        new WebhookChange(message, REFUND_SUCCEEDED, Level.WARN) {
+          @Override
+          public Decision decide(Payment payment) {
+            return PaymentTransitions.onRefundResult(payment, result);
+          }
+
+          @Override
+          public Optional<Outcome> write(Payment read, PaymentStatus next) {
+            if (!payments.recordRefund(read, next, result.refundId())) {
+              return Optional.empty();
+            }
+            return Optional.of(
+                Outcome.success(
+                    events.outcome(
+                        "paymentId",
+                        paymentId,
+                        "refundId",
+                        result.refundId(),
+                        "status",
+                        next.name())));
+          }
+        });
+  }
+
+  private Outcome apply(String paymentId, WebhookChange change) throws SQLException {
+    Optional<Payment> found = payments.find(paymentId);
+    if (found.isEmpty()) {
+      return Outcome.rejected(events.outcome("error", "unknown_payment", "paymentId", paymentId));
     }
-    throw new SQLTransactionRollbackException(
-        "payment " + paymentId + " kept changing while applying " + REFUND_SUCCEEDED, "40001");
+    return updates.apply(found.get(), change, "applying " + change.type);
+  }
+
+  /** What a webhook's result does with a payment it is already applied to, or contradicts. */
+  private abstract class WebhookChange implements PaymentUpdates.Change {
+
+    private final IncomingMessage message;
+    private final String type;
+    private final Level rejectionLevel;
+
+    WebhookChange(IncomingMessage message, String type, Level rejectionLevel) {
+      this.message = message;
+      this.type = type;
+      this.rejectionLevel = rejectionLevel;
+    }
+
+    @Override
+    public Outcome alreadyApplied(Payment payment) {
+      return Outcome.success(
+          events.outcome("paymentId", payment.paymentId(), "status", payment.status().name()));
+    }
+
+    @Override
+    public Outcome rejected(Payment payment, String reason) {
+      log.atLevel(rejectionLevel)
+          .log(
+              "webhook {} ({}) for payment {} rejected: {} (payment is {})",
+              message.idempotencyKey().value(),
+              type,
+              payment.paymentId(),
+              reason,
+              payment.status());
+      return Outcome.rejected(events.rejection(payment, reason));
+    }
   }
 }

@@ -300,29 +300,22 @@ class PaymentFlowIT {
 
   @Test
   void aProviderOutageDelaysTheChargeAndLosesNothing() throws Exception {
-    ConsumerStats charger =
-        app.getBean(IdempotentConsumers.class).stats().get(ChargeRequestHandler.OPERATION);
-    long transientBefore = charger.snapshot().transientFailures();
-    long deadLettersBefore = charger.snapshot().deadLettered();
+    long deadLettersBefore = charger().snapshot().deadLettered();
     String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
     String paymentId = "pay-" + orderId;
 
-    provider.outage(true);
-    try {
-      requestPayment(orderId, UUID.randomUUID().toString());
-      await("charge retried during the outage")
-          .atMost(WAIT)
-          .until(() -> charger.snapshot().transientFailures() >= transientBefore + 2);
-      assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId))
-          .contains("REQUESTED");
-      assertThat(provider.ledgerFor(paymentId)).isEmpty();
-    } finally {
-      provider.outage(false);
-    }
+    whileTheProviderIsDown(
+        orderId,
+        2,
+        () -> {
+          assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId))
+              .contains("REQUESTED");
+          assertThat(provider.ledgerFor(paymentId)).isEmpty();
+        });
 
     awaitStatus(paymentId, "CAPTURED");
     onlyCharge(paymentId);
-    assertThat(charger.snapshot().deadLettered()).isEqualTo(deadLettersBefore);
+    assertThat(charger().snapshot().deadLettered()).isEqualTo(deadLettersBefore);
     onlyResult(orderId);
   }
 
@@ -384,23 +377,16 @@ class PaymentFlowIT {
    */
   @Test
   void aCancelBeforeTheChargeMeansNoChargeAtAll() throws Exception {
-    ConsumerStats charger =
-        app.getBean(IdempotentConsumers.class).stats().get(ChargeRequestHandler.OPERATION);
-    long transientBefore = charger.snapshot().transientFailures();
     String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
     String paymentId = "pay-" + orderId;
 
-    provider.outage(true);
-    try {
-      requestPayment(orderId, UUID.randomUUID().toString());
-      await("the charge waiting for the provider")
-          .atMost(WAIT)
-          .until(() -> charger.snapshot().transientFailures() > transientBefore);
-      cancelPayment(orderId, UUID.randomUUID().toString());
-      awaitStatus(paymentId, "CANCELLED");
-    } finally {
-      provider.outage(false);
-    }
+    whileTheProviderIsDown(
+        orderId,
+        1,
+        () -> {
+          cancelPayment(orderId, UUID.randomUUID().toString());
+          awaitStatus(paymentId, "CANCELLED");
+        });
 
     String chargeEventId =
         text(
@@ -417,11 +403,7 @@ class PaymentFlowIT {
     assertThat(provider.refundsFor(paymentId)).isEmpty();
     assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paymentId))
         .contains("CANCELLED");
-    assertThat(
-            count(
-                "SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?",
-                orderId))
-        .isZero();
+    assertThat(resultRows(orderId)).isZero();
   }
 
   /**
@@ -448,11 +430,7 @@ class PaymentFlowIT {
     RefundEntry refund = onlyRefund(paymentId);
     assertThat(refund.chargeId()).isEqualTo(onlyCharge(paymentId).chargeId());
     assertThat(refund.idempotencyKey()).isEqualTo("refund-" + paymentId);
-    assertThat(
-            count(
-                "SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?",
-                orderId))
-        .isZero();
+    assertThat(resultRows(orderId)).isZero();
   }
 
   @Test
@@ -577,16 +555,50 @@ class PaymentFlowIT {
     return refunds.get(0);
   }
 
+  /** The charger's counters. */
+  private static ConsumerStats charger() {
+    return app.getBean(IdempotentConsumers.class).stats().get(ChargeRequestHandler.OPERATION);
+  }
+
+  /** What a step does while the provider is down. */
+  @FunctionalInterface
+  private interface OutageStep {
+    void run() throws Exception;
+  }
+
+  /**
+   * Requests the order's payment with the provider down, waits until the charger has failed on it
+   * {@code chargeFailures} more times, runs {@code meanwhile}, and brings the provider back.
+   */
+  private static void whileTheProviderIsDown(
+      String orderId, int chargeFailures, OutageStep meanwhile) throws Exception {
+    long transientBefore = charger().snapshot().transientFailures();
+    provider.outage(true);
+    try {
+      requestPayment(orderId, UUID.randomUUID().toString());
+      await("the charge retried while the provider is down")
+          .atMost(WAIT)
+          .until(
+              () -> charger().snapshot().transientFailures() >= transientBefore + chargeFailures);
+      meanwhile.run();
+    } finally {
+      provider.outage(false);
+    }
+  }
+
+  /** The result events (PaymentCaptured, PaymentFailed) in the outbox for the order. */
+  private static long resultRows(String orderId) {
+    return count(
+        "SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?",
+        orderId);
+  }
+
   /**
    * Exactly one result event for the order: one outbox row, and on Kafka only copies of that one
    * event (the relay is at-least-once; repeats would carry the same id and be absorbed downstream).
    */
   private static ConsumerRecord<String, byte[]> onlyResult(String orderId) throws Exception {
-    assertThat(
-            count(
-                "SELECT count(*) FROM outbox WHERE aggregatetype = 'payment-result' AND aggregateid = ?",
-                orderId))
-        .isEqualTo(1);
+    assertThat(resultRows(orderId)).isEqualTo(1);
     OutboxRelay relay = app.getBean(OutboxRelay.class);
     await("outbox relayed").atMost(WAIT).until(() -> relay.lag().unpublishedRows() == 0);
     try (TopicReader results = new TopicReader(resultTopic)) {
@@ -610,24 +622,17 @@ class PaymentFlowIT {
   }
 
   private static void requestPayment(String orderId, String eventId) throws Exception {
-    ObjectNode payload = JSON.createObjectNode();
-    payload.put("orderId", orderId);
-    payload.put("paymentId", "pay-" + orderId);
-    payload.put("customerId", "c-" + orderId);
-    payload.put("amountCents", 2500);
-    payload.put("currency", "EUR");
-    ProducerRecord<String, byte[]> record =
-        RecordBuilder.to(paymentTopic)
-            .key("pay-" + orderId)
-            .idempotencyKey(eventId)
-            .type("PaymentRequested")
-            .body(JSON.writeValueAsBytes(payload))
-            .build();
-    producer.send(record).get();
+    sendPaymentEvent("PaymentRequested", orderId, eventId);
   }
 
   /** What the order service emits when it cancels the order, keyed like its payment request. */
   private static void cancelPayment(String orderId, String eventId) throws Exception {
+    sendPaymentEvent("PaymentCancelRequested", orderId, eventId);
+  }
+
+  /** An order service event about the order's payment of 25.00 EUR: both name all of it. */
+  private static void sendPaymentEvent(String type, String orderId, String eventId)
+      throws Exception {
     ObjectNode payload = JSON.createObjectNode();
     payload.put("orderId", orderId);
     payload.put("paymentId", "pay-" + orderId);
@@ -638,7 +643,7 @@ class PaymentFlowIT {
         RecordBuilder.to(paymentTopic)
             .key("pay-" + orderId)
             .idempotencyKey(eventId)
-            .type("PaymentCancelRequested")
+            .type(type)
             .body(JSON.writeValueAsBytes(payload))
             .build();
     producer.send(record).get();

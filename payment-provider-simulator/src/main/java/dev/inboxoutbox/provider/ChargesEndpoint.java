@@ -1,80 +1,55 @@
 package dev.inboxoutbox.provider;
 
-import static dev.inboxoutbox.provider.PaymentProviderSimulator.REPLAYED_HEADER;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import dev.inboxoutbox.provider.ChargeBook.ChargeOutcome;
 import dev.inboxoutbox.provider.ChargeBook.Created;
 import dev.inboxoutbox.provider.ChargeBook.KeyReused;
 import dev.inboxoutbox.provider.ChargeBook.Replayed;
-import dev.inboxoutbox.provider.ChargeRequest.InvalidChargeRequestException;
+import dev.inboxoutbox.provider.RequestBody.InvalidRequestException;
 import java.io.IOException;
 
 /**
- * {@code POST /v1/charges}: checks the request on the wire (method, key, body) and answers what the
- * {@link ChargeBook} decided: {@code 201} for a new charge, {@code 200} with {@code
- * Idempotent-Replayed: true} for a replay, {@code 422} for a key reused with other parameters,
- * {@code 400} for a missing, too long or invalid request. During a simulated outage it answers
- * {@code 503} before anything is stored.
+ * {@code POST /v1/charges}: the checks and answers of every idempotent post ({@link
+ * IdempotentPost}: {@code 400} for a missing, too long or invalid request, {@code 503} during a
+ * simulated outage, before anything is stored), then what the {@link ChargeBook} decided: {@code
+ * 201} for a new charge, {@code 200} with {@code Idempotent-Replayed: true} for a replay, {@code
+ * 422} for a key reused with other parameters.
  */
-final class ChargesEndpoint implements Endpoint {
+final class ChargesEndpoint extends IdempotentPost<ChargeRequest> {
 
   static final String PATH = "/v1/charges";
 
-  private final ObjectMapper json;
-  private final JsonResponses responses;
   private final ChargeBook charges;
-  private final IdempotentPost post;
 
   ChargesEndpoint(ObjectMapper json, JsonResponses responses, ChargeBook charges) {
-    this.json = json;
-    this.responses = responses;
+    super(PATH, json, responses);
     this.charges = charges;
-    this.post = new IdempotentPost(PATH, responses);
-  }
-
-  void outage(boolean on) {
-    post.outage(on);
   }
 
   @Override
-  public void handle(HttpExchange exchange) throws IOException {
-    IdempotentPost.Accepted accepted = post.accept(exchange);
-    if (accepted == null) {
-      return;
-    }
-    String key = accepted.key();
-    byte[] body = accepted.body();
-    ChargeRequest request;
-    try {
-      request = ChargeRequest.parse(json, body);
-    } catch (InvalidChargeRequestException e) {
-      // Like Stripe: a request refused by validation stores nothing, so the key stays usable.
-      responses.error(exchange, 400, "invalid_request", e.getMessage());
-      return;
-    }
+  ChargeRequest parse(ObjectMapper json, byte[] body) throws InvalidRequestException {
+    return ChargeRequest.parse(json, body);
+  }
+
+  @Override
+  void decide(HttpExchange exchange, String key, ChargeRequest request) throws IOException {
     ChargeOutcome outcome = charges.charge(key, request);
     if (outcome instanceof Created created) {
-      responses.send(exchange, 201, created.response());
+      created(exchange, created.response());
     } else if (outcome instanceof Replayed replayed) {
-      exchange.getResponseHeaders().set(REPLAYED_HEADER, "true");
-      responses.send(exchange, 200, replayed.response());
+      replayed(exchange, replayed.response());
     } else if (outcome instanceof KeyReused reused) {
       ChargeRequest original = reused.original();
-      responses.error(
+      keyReused(
           exchange,
-          422,
-          "idempotency_key_reused",
-          "Idempotency-Key "
-              + key
-              + " was used for other parameters (payment "
+          key,
+          "payment "
               + original.paymentId()
               + ", "
               + original.amountCents()
               + " "
-              + original.currency()
-              + ")");
+              + original.currency());
     }
   }
 }

@@ -2,29 +2,35 @@ package dev.inboxoutbox.provider;
 
 import static dev.inboxoutbox.provider.PaymentProviderSimulator.IDEMPOTENCY_KEY_HEADER;
 import static dev.inboxoutbox.provider.PaymentProviderSimulator.MAX_IDEMPOTENCY_KEY_LENGTH;
+import static dev.inboxoutbox.provider.PaymentProviderSimulator.REPLAYED_HEADER;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
+import dev.inboxoutbox.provider.RequestBody.InvalidRequestException;
 import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * The wire checks every idempotent {@code POST} of the simulator makes before its book decides:
- * path, method, the outage switch, the {@code Idempotency-Key} header and the body's size. Each
- * refusal is answered here; the caller gets the key and body only of a request that passed.
+ * The frame of every idempotent {@code POST} of the simulator: the wire checks before its book
+ * decides (path, method, the outage switch, the {@code Idempotency-Key} header, the body's size and
+ * parameters), each refusal answered here, and the answers every book's decision shares: {@code
+ * 201} for a new key, {@code 200} with {@code Idempotent-Replayed: true} for a replay, {@code 422}
+ * for a key reused with other parameters.
+ *
+ * @param <R> the request's parameters
  */
-final class IdempotentPost {
+abstract class IdempotentPost<R> implements Endpoint {
 
   static final int MAX_BODY_BYTES = 64 * 1024;
 
-  /** A request that passed the wire checks. */
-  record Accepted(String key, byte[] body) {}
-
   private final String path;
-  private final JsonResponses responses;
+  private final ObjectMapper json;
+  final JsonResponses responses;
   private volatile boolean outage;
 
-  IdempotentPost(String path, JsonResponses responses) {
+  IdempotentPost(String path, ObjectMapper json, JsonResponses responses) {
     this.path = path;
+    this.json = json;
     this.responses = responses;
   }
 
@@ -32,8 +38,54 @@ final class IdempotentPost {
     this.outage = on;
   }
 
+  /** The request's parameters from its body. */
+  abstract R parse(ObjectMapper json, byte[] body) throws InvalidRequestException;
+
+  /** Lets the book decide on the request and answers its decision. */
+  abstract void decide(HttpExchange exchange, String key, R request) throws IOException;
+
+  @Override
+  public final void handle(HttpExchange exchange) throws IOException {
+    Accepted accepted = accept(exchange);
+    if (accepted == null) {
+      return;
+    }
+    R request;
+    try {
+      request = parse(json, accepted.body());
+    } catch (InvalidRequestException e) {
+      // Like Stripe: a request refused by validation stores nothing, so the key stays usable.
+      responses.error(exchange, 400, "invalid_request", e.getMessage());
+      return;
+    }
+    decide(exchange, accepted.key(), request);
+  }
+
+  /** A new key: what the book made. */
+  void created(HttpExchange exchange, byte[] response) throws IOException {
+    responses.send(exchange, 201, response);
+  }
+
+  /** A key used before with the same parameters: the response stored for it. */
+  void replayed(HttpExchange exchange, byte[] response) throws IOException {
+    exchange.getResponseHeaders().set(REPLAYED_HEADER, "true");
+    responses.send(exchange, 200, response);
+  }
+
+  /** A key used before with other parameters, described as {@code original}. */
+  void keyReused(HttpExchange exchange, String key, String original) throws IOException {
+    responses.error(
+        exchange,
+        422,
+        "idempotency_key_reused",
+        "Idempotency-Key " + key + " was used for other parameters (" + original + ")");
+  }
+
+  /** A request that passed the wire checks. */
+  private record Accepted(String key, byte[] body) {}
+
   /** The key and body of the request, or null when it was refused (and answered). */
-  Accepted accept(HttpExchange exchange) throws IOException {
+  private Accepted accept(HttpExchange exchange) throws IOException {
     if (!exchange.getRequestURI().getPath().equals(path)) {
       responses.notFound(exchange);
       return null;

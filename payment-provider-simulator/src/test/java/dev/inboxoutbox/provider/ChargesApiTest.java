@@ -1,51 +1,27 @@
 package dev.inboxoutbox.provider;
 
+import static dev.inboxoutbox.provider.ApiClient.concurrently;
+import static dev.inboxoutbox.provider.ApiClient.error;
+import static dev.inboxoutbox.provider.ApiClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class ChargesApiTest {
+class ChargesApiTest extends SimulatorApiTestBase {
 
   private static final String BODY =
       "{\"paymentId\":\"pay-o-1\",\"amountCents\":2500,\"currency\":\"EUR\"}";
 
-  private final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  private final ObjectMapper json = new ObjectMapper();
-  private PaymentProviderSimulator provider;
-
-  @BeforeEach
-  void start() {
-    provider =
-        PaymentProviderSimulator.builder().port(0).webhookSecret("whsec_test").build().start();
-  }
-
-  @AfterEach
-  void stop() {
-    provider.close();
-  }
-
   @Test
   void firstCallChargesAndTheSameCallAgainReplaysTheStoredResponse() throws Exception {
-    HttpResponse<String> first = charge("charge-pay-o-1", BODY);
+    HttpResponse<String> first = api.charge("charge-pay-o-1", BODY);
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.headers().firstValue(PaymentProviderSimulator.REPLAYED_HEADER)).isEmpty();
-    JsonNode charge = json.readTree(first.body());
+    JsonNode charge = json(first);
     assertThat(charge.get("chargeId").asText()).startsWith("ch_");
     assertThat(charge.get("paymentId").asText()).isEqualTo("pay-o-1");
     assertThat(charge.get("amountCents").asLong()).isEqualTo(2500);
@@ -54,7 +30,7 @@ class ChargesApiTest {
 
     // Re-serialised by the client with other spacing and field order: still the same request.
     HttpResponse<String> replay =
-        charge(
+        api.charge(
             "charge-pay-o-1",
             "{ \"currency\": \"EUR\", \"amountCents\": 2500, \"paymentId\": \"pay-o-1\" }");
     assertThat(replay.statusCode()).isEqualTo(200);
@@ -72,81 +48,56 @@ class ChargesApiTest {
 
   @Test
   void theSameKeyWithOtherParametersIs422AndChargesNothing() throws Exception {
-    assertThat(charge("k-1", BODY).statusCode()).isEqualTo(201);
-    HttpResponse<String> reused = charge("k-1", BODY.replace("2500", "2600"));
+    assertThat(api.charge("k-1", BODY).statusCode()).isEqualTo(201);
+    HttpResponse<String> reused = api.charge("k-1", BODY.replace("2500", "2600"));
     assertThat(reused.statusCode()).isEqualTo(422);
-    assertThat(json.readTree(reused.body()).get("error").asText())
-        .isEqualTo("idempotency_key_reused");
+    assertThat(error(reused)).isEqualTo("idempotency_key_reused");
     assertThat(provider.ledger()).hasSize(1);
     assertThat(provider.ledger().get(0).amountCents()).isEqualTo(2500);
   }
 
   @Test
   void aMissingBlankOrTooLongKeyIs400() throws Exception {
-    HttpResponse<String> missing =
-        send(
-            HttpRequest.newBuilder(uri("/v1/charges"))
-                .POST(HttpRequest.BodyPublishers.ofString(BODY))
-                .build());
+    HttpResponse<String> missing = api.post(ChargesEndpoint.PATH, null, BODY);
     assertThat(missing.statusCode()).isEqualTo(400);
-    assertThat(json.readTree(missing.body()).get("error").asText())
-        .isEqualTo("idempotency_key_missing");
-    assertThat(charge(" ", BODY).statusCode()).isEqualTo(400);
-    HttpResponse<String> tooLong = charge("k".repeat(256), BODY);
+    assertThat(error(missing)).isEqualTo("idempotency_key_missing");
+    assertThat(api.charge(" ", BODY).statusCode()).isEqualTo(400);
+    HttpResponse<String> tooLong = api.charge("k".repeat(256), BODY);
     assertThat(tooLong.statusCode()).isEqualTo(400);
-    assertThat(json.readTree(tooLong.body()).get("error").asText())
-        .isEqualTo("idempotency_key_too_long");
-    assertThat(charge("k".repeat(255), BODY).statusCode()).isEqualTo(201);
+    assertThat(error(tooLong)).isEqualTo("idempotency_key_too_long");
+    assertThat(api.charge("k".repeat(255), BODY).statusCode()).isEqualTo(201);
     assertThat(provider.ledger()).hasSize(1);
   }
 
   @Test
   void anInvalidBodyIs400AndLeavesTheKeyUsable() throws Exception {
     assertThat(
-            charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":-5,\"currency\":\"EUR\"}")
+            api.charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":-5,\"currency\":\"EUR\"}")
                 .statusCode())
         .isEqualTo(400);
     assertThat(
-            charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":5,\"currency\":\"euro\"}")
+            api.charge("k-2", "{\"paymentId\":\"pay-1\",\"amountCents\":5,\"currency\":\"euro\"}")
                 .statusCode())
         .isEqualTo(400);
     assertThat(
-            charge(
+            api.charge(
                     "k-2",
                     "{\"paymentId\":\"pay-1\",\"amountCents\":5,\"currency\":\"EUR\",\"tip\":1}")
                 .statusCode())
         .isEqualTo(400);
-    assertThat(charge("k-2", "not json").statusCode()).isEqualTo(400);
+    assertThat(api.charge("k-2", "not json").statusCode()).isEqualTo(400);
     assertThat(provider.ledger()).isEmpty();
-    assertThat(charge("k-2", BODY).statusCode()).isEqualTo(201);
+    assertThat(api.charge("k-2", BODY).statusCode()).isEqualTo(201);
   }
 
   @Test
   void sixteenConcurrentCallsWithOneKeyMakeOneCharge() throws Exception {
     int callers = 16;
-    ExecutorService pool = Executors.newFixedThreadPool(callers);
-    try {
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<HttpResponse<String>>> calls = new ArrayList<>();
-      for (int i = 0; i < callers; i++) {
-        calls.add(
-            pool.submit(
-                () -> {
-                  go.await();
-                  return charge("charge-pay-race", BODY);
-                }));
-      }
-      go.countDown();
-      List<HttpResponse<String>> responses = new ArrayList<>();
-      for (Future<HttpResponse<String>> call : calls) {
-        responses.add(call.get());
-      }
-      assertThat(responses).filteredOn(r -> r.statusCode() == 201).hasSize(1);
-      assertThat(responses).filteredOn(r -> r.statusCode() == 200).hasSize(callers - 1);
-      assertThat(responses).extracting(HttpResponse::body).containsOnly(responses.get(0).body());
-    } finally {
-      pool.shutdownNow();
-    }
+    List<HttpResponse<String>> responses =
+        concurrently(callers, () -> api.charge("charge-pay-race", BODY));
+    assertThat(responses).filteredOn(r -> r.statusCode() == 201).hasSize(1);
+    assertThat(responses).filteredOn(r -> r.statusCode() == 200).hasSize(callers - 1);
+    assertThat(responses).extracting(HttpResponse::body).containsOnly(responses.get(0).body());
     assertThat(provider.ledger()).hasSize(1);
     assertThat(provider.webhookEvents()).hasSize(1);
   }
@@ -156,14 +107,15 @@ class ChargesApiTest {
     List<String> statuses = new ArrayList<>();
     try (PaymentProviderSimulator flaky = simulatorWithHalfFailing(7);
         PaymentProviderSimulator sameSeed = simulatorWithHalfFailing(7)) {
+      ApiClient flakyApi = new ApiClient(flaky);
+      ApiClient sameSeedApi = new ApiClient(sameSeed);
       for (int i = 0; i < 40; i++) {
         String body = BODY.replace("pay-o-1", "pay-" + i);
-        String status =
-            json.readTree(charge(flaky, "key-" + i, body).body()).get("status").asText();
+        String status = json(flakyApi.charge("key-" + i, body)).get("status").asText();
         statuses.add(status);
-        assertThat(json.readTree(charge(flaky, "key-" + i, body).body()).get("status").asText())
+        assertThat(json(flakyApi.charge("key-" + i, body)).get("status").asText())
             .isEqualTo(status);
-        assertThat(json.readTree(charge(sameSeed, "key-" + i, body).body()).get("status").asText())
+        assertThat(json(sameSeedApi.charge("key-" + i, body)).get("status").asText())
             .isEqualTo(status);
       }
       assertThat(statuses).contains("failed", "succeeded");
@@ -179,11 +131,11 @@ class ChargesApiTest {
 
   @Test
   void theLedgerEndpointListsEveryCharge() throws Exception {
-    charge("k-a", BODY);
-    charge("k-b", BODY.replace("pay-o-1", "pay-o-2"));
-    HttpResponse<String> ledger = send(HttpRequest.newBuilder(uri("/v1/ledger")).GET().build());
+    api.charge("k-a", BODY);
+    api.charge("k-b", BODY.replace("pay-o-1", "pay-o-2"));
+    HttpResponse<String> ledger = api.get(LedgerEndpoint.PATH);
     assertThat(ledger.statusCode()).isEqualTo(200);
-    JsonNode charges = json.readTree(ledger.body()).get("charges");
+    JsonNode charges = json(ledger).get("charges");
     assertThat(charges).hasSize(2);
     assertThat(charges.get(0).get("idempotencyKey").asText()).isEqualTo("k-a");
     assertThat(charges.get(1).get("paymentId").asText()).isEqualTo("pay-o-2");
@@ -205,24 +157,17 @@ class ChargesApiTest {
   @Test
   void anOutageAnswers503AndStoresNothing() throws Exception {
     provider.outage(true);
-    assertThat(charge("k-out", BODY).statusCode()).isEqualTo(503);
+    assertThat(api.charge("k-out", BODY).statusCode()).isEqualTo(503);
     assertThat(provider.ledger()).isEmpty();
     provider.outage(false);
-    assertThat(charge("k-out", BODY).statusCode()).isEqualTo(201);
+    assertThat(api.charge("k-out", BODY).statusCode()).isEqualTo(201);
   }
 
   @Test
   void unknownPathsAndMethodsAreRefused() throws Exception {
-    assertThat(send(HttpRequest.newBuilder(uri("/v1/payouts")).GET().build()).statusCode())
-        .isEqualTo(404);
-    assertThat(send(HttpRequest.newBuilder(uri("/v1/charges")).GET().build()).statusCode())
-        .isEqualTo(405);
-    assertThat(
-            send(HttpRequest.newBuilder(uri("/v1/ledger"))
-                    .POST(HttpRequest.BodyPublishers.noBody())
-                    .build())
-                .statusCode())
-        .isEqualTo(405);
+    assertThat(api.get("/v1/payouts").statusCode()).isEqualTo(404);
+    assertThat(api.get(ChargesEndpoint.PATH).statusCode()).isEqualTo(405);
+    assertThat(api.post(LedgerEndpoint.PATH, null, "").statusCode()).isEqualTo(405);
   }
 
   private PaymentProviderSimulator simulatorWithHalfFailing(long seed) {
@@ -233,28 +178,5 @@ class ChargesApiTest {
         .seed(seed)
         .build()
         .start();
-  }
-
-  private HttpResponse<String> charge(String key, String body)
-      throws IOException, InterruptedException {
-    return charge(provider, key, body);
-  }
-
-  private HttpResponse<String> charge(PaymentProviderSimulator target, String key, String body)
-      throws IOException, InterruptedException {
-    return send(
-        HttpRequest.newBuilder(target.baseUrl().resolve("/v1/charges"))
-            .header("Idempotency-Key", key)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build());
-  }
-
-  private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
-    return http.send(request, HttpResponse.BodyHandlers.ofString());
-  }
-
-  private URI uri(String path) {
-    return provider.baseUrl().resolve(path);
   }
 }

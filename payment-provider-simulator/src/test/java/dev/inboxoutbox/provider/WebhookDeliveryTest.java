@@ -9,9 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inboxoutbox.provider.WebhookReceiver.Attempt;
 import dev.inboxoutbox.provider.WebhookSignature.Verification;
 import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -28,8 +25,6 @@ class WebhookDeliveryTest {
   private static final String SECRET = "whsec_deliveries";
   private static final Duration WAIT = Duration.ofSeconds(10);
 
-  private final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final ObjectMapper json = new ObjectMapper();
   private WebhookReceiver receiver;
   private PaymentProviderSimulator provider;
@@ -198,22 +193,7 @@ class WebhookDeliveryTest {
     }
   }
 
-  private String charge(String key, String paymentId, long amountCents)
-      throws IOException, InterruptedException {
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(provider.baseUrl().resolve("/v1/charges"))
-                .header("Idempotency-Key", key)
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"paymentId\":\""
-                            + paymentId
-                            + "\",\"amountCents\":"
-                            + amountCents
-                            + ",\"currency\":\"EUR\"}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(response.statusCode()).isIn(200, 201);
-    return json.readTree(response.body()).get("chargeId").asText();
+  private String charge(String key, String paymentId, long amountCents) throws Exception {
+    return new ApiClient(provider).chargeId(key, paymentId, amountCents);
   }
 }
