@@ -122,7 +122,7 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--crash-point-probability",
       paramLabel = "PROBABILITY",
-      defaultValue = "0.00005",
+      defaultValue = "0.0004",
       description =
           "Chance per batch that a process halts at a named crash point (default ${DEFAULT-VALUE}).")
   double crashPoints;

@@ -19,11 +19,16 @@ import java.util.function.Supplier;
  */
 final class ClosedLoopPacer implements LoadProducer.Gate {
 
-  /** How long an order should be in flight while nothing is broken. */
-  static final Duration TARGET_LATENCY = Duration.ofSeconds(5);
+  /**
+   * How long an order should be in flight while nothing is broken. The bound only grows while the
+   * pipeline settles orders faster than this, so it must sit above the pipeline's own time to
+   * settle an order under the run's faults (a default run's median was about 7 s): at 5 s the bound
+   * sank to its minimum and the load sent a tenth of what the pipeline could settle.
+   */
+  static final Duration TARGET_LATENCY = Duration.ofSeconds(10);
 
   /** The bound while the drain rate is unknown or low, so the load can start and recover. */
-  static final int MIN_IN_FLIGHT = 50;
+  static final int MIN_IN_FLIGHT = 150;
 
   /** The drain rate is measured over this much of the recent past. */
   static final Duration RATE_OVER = Duration.ofSeconds(10);
