@@ -28,7 +28,7 @@ final class ClosedLoopPacer implements LoadProducer.Gate {
   static final Duration TARGET_LATENCY = Duration.ofSeconds(10);
 
   /** The bound while the drain rate is unknown or low, so the load can start and recover. */
-  static final int MIN_IN_FLIGHT = 500;
+  static final int MIN_IN_FLIGHT = 150;
 
   /** The drain rate is measured over this much of the recent past. */
   static final Duration RATE_OVER = Duration.ofSeconds(10);
