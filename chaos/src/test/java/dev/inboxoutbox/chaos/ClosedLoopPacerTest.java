@@ -80,19 +80,22 @@ class ClosedLoopPacerTest {
     ClosedLoopPacer pacer = pacer(Duration.ofSeconds(120), () -> {});
     counts.set(new OrderCounts(0L, 0L, 0L));
     pacer.inFlight(START);
-    // 400 settled and 0 rejected over 10 s: 40 orders a second.
-    counts.set(new OrderCounts(450L, 390L, 10L));
+    // 1,000 settled or rejected over 10 s: 100 orders a second.
+    counts.set(new OrderCounts(1_100L, 990L, 10L));
     pacer.inFlight(START.plusSeconds(10));
 
+    assertThat(100 * ClosedLoopPacer.TARGET_LATENCY.toSeconds())
+        .as("a rate whose bound is above the minimum")
+        .isGreaterThan(ClosedLoopPacer.MIN_IN_FLIGHT);
     assertThat(pacer.bound(START.plusSeconds(10)))
-        .isEqualTo(40 * ClosedLoopPacer.TARGET_LATENCY.toSeconds());
+        .isEqualTo(100 * ClosedLoopPacer.TARGET_LATENCY.toSeconds());
   }
 
   @Test
   void theBoundFallsWhileNothingDrainsButNeverBelowTheMinimum() {
     ClosedLoopPacer pacer = pacer(Duration.ofSeconds(120), () -> {});
     pacer.inFlight(START);
-    counts.set(new OrderCounts(450L, 400L, 0L));
+    counts.set(new OrderCounts(2_450L, 2_000L, 0L));
     pacer.inFlight(START.plusSeconds(10));
     long draining = pacer.bound(START.plusSeconds(10));
 
@@ -106,9 +109,9 @@ class ClosedLoopPacerTest {
   }
 
   /**
-   * A pipeline that settles 30 orders a second, each 2 s after it is sent at the earliest: the
+   * A pipeline that settles 100 orders a second, each 2 s after it is sent at the earliest: the
    * orders in flight stay near the drain rate times the target latency, not near what a fixed 150/s
-   * would pile up (9,000 after a minute).
+   * would pile up (3,000 after a minute).
    */
   @Test
   void aSimulatedPipelineKeepsItsOrdersInFlightNearTheBound() throws Exception {
@@ -117,7 +120,7 @@ class ClosedLoopPacerTest {
     Runnable pipeline =
         () -> {
           long now = Duration.between(START, clock.get()).toMillis();
-          long capacity = now * 30 / 1000;
+          long capacity = now * 100 / 1000;
           while (settled.get() < sent.get()
               && settled.get() < capacity
               && sentAtMillis[settled.get()] + 2_000 <= now) {
@@ -134,9 +137,9 @@ class ClosedLoopPacerTest {
       pipeline.run();
     }
 
-    long boundAtThirtyPerSecond = 30 * ClosedLoopPacer.TARGET_LATENCY.toSeconds();
-    assertThat(pacer.maxInFlightSeen()).isLessThanOrEqualTo(boundAtThirtyPerSecond + 30);
-    assertThat((long) sent.get() - settled.get()).isLessThanOrEqualTo(boundAtThirtyPerSecond + 30);
-    assertThat(settled.get()).as("the pipeline kept busy").isGreaterThan(30 * 50);
+    long boundAtTheDrainRate = 100 * ClosedLoopPacer.TARGET_LATENCY.toSeconds();
+    assertThat(pacer.maxInFlightSeen()).isLessThanOrEqualTo(boundAtTheDrainRate + 100);
+    assertThat((long) sent.get() - settled.get()).isLessThanOrEqualTo(boundAtTheDrainRate + 100);
+    assertThat(settled.get()).as("the pipeline kept busy").isGreaterThan(100 * 50);
   }
 }
