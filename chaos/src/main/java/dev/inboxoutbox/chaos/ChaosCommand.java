@@ -3,6 +3,7 @@ package dev.inboxoutbox.chaos;
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.StopSignal;
 import dev.inboxoutbox.tools.DurationConverter;
@@ -24,8 +25,10 @@ import picocli.CommandLine.Option;
       "Starts PostgreSQL and Kafka (embedded, three broker processes, unless IOX_JDBC_URL /",
       "IOX_KAFKA_BOOTSTRAP are set), runs order-consumer and payment-consumer processes, produces orders,",
       "SIGKILLs consumers and relay leaders, crashes PostgreSQL, kills brokers, breaks the network to",
-      "PostgreSQL and the brokers (added latency, resets, a black hole), restarts what it killed, waits",
-      "for quiet and verifies. Exit code 1 on any violation, 2 on invalid options."
+      "PostgreSQL and the brokers (added latency, resets, a black hole) for a time-boxed window, restarts",
+      "what it killed, waits for quiet, verifies and checks the proof floors. Exit code 0 on PASS, 1 on",
+      "any violation (FAIL), 3 when every invariant held but a claimed proof floor was missed",
+      "(INCONCLUSIVE), 2 on invalid options, 130 when stopped."
     })
 public final class ChaosCommand implements Callable<Integer> {
 
@@ -41,17 +44,34 @@ public final class ChaosCommand implements Callable<Integer> {
   Long seed;
 
   @Option(
+      names = "--duration",
+      paramLabel = "DURATION",
+      defaultValue = "120s",
+      converter = DurationConverter.class,
+      description =
+          "The load-and-fault window; the load is paced by what the pipeline settles, then the run"
+              + " settles and verifies (default ${DEFAULT-VALUE}; --quick "
+              + RunProfile.QUICK_WINDOW_SECONDS
+              + " s, --long "
+              + RunProfile.LONG_WINDOW_SECONDS
+              + " s).")
+  Duration window;
+
+  @Option(
       names = "--orders",
       paramLabel = "COUNT",
-      defaultValue = "10000",
-      description = "Distinct orders to send (default ${DEFAULT-VALUE}).")
-  int orders;
+      description =
+          "A fixed number of distinct orders at --rate instead of a time-boxed window; the faults"
+              + " go on until --min-kills and the claimed floors of the infrastructure faults.")
+  Integer orders;
 
   @Option(
       names = "--rate",
       paramLabel = "PER_SECOND",
       defaultValue = "150",
-      description = "Orders per second (default ${DEFAULT-VALUE}).")
+      description =
+          "Orders per second: the ceiling of a time-boxed load, the rate of --orders (default"
+              + " ${DEFAULT-VALUE}).")
   int rate;
 
   @Option(
@@ -88,7 +108,7 @@ public final class ChaosCommand implements Callable<Integer> {
       names = "--min-kills",
       paramLabel = "COUNT",
       defaultValue = "20",
-      description = "Keep killing until this many (default ${DEFAULT-VALUE}).")
+      description = "With --orders, keep killing until this many (default ${DEFAULT-VALUE}).")
   int minKills;
 
   @Option(
@@ -102,7 +122,7 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--crash-point-probability",
       paramLabel = "PROBABILITY",
-      defaultValue = "0.00005",
+      defaultValue = "0.0004",
       description =
           "Chance per batch that a process halts at a named crash point (default ${DEFAULT-VALUE}).")
   double crashPoints;
@@ -217,11 +237,11 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--long",
       description =
-          "The long profile: "
-              + RunProfile.LONG_ORDERS
-              + " orders, --min-kills "
+          "The long profile: a "
+              + RunProfile.LONG_WINDOW_SECONDS
+              + " s window (with --orders, --min-kills "
               + RunProfile.LONG_MIN_KILLS
-              + " (the kill phase ends after 10 minutes), every fault kind, a PostgreSQL crash, a"
+              + "), every fault kind, a PostgreSQL crash, a"
               + " failover and a broker kill about every "
               + RunProfile.LONG_INFRASTRUCTURE_EVERY_SECONDS
               + " s, every network fault in turn; options given explicitly win.")
@@ -302,12 +322,27 @@ public final class ChaosCommand implements Callable<Integer> {
     if (longRun) {
       RunProfile.LONG.applyTo(this, spec.commandLine().getParseResult());
     }
+    if (window.isZero() || window.isNegative()) {
+      // Before anything is derived from it: a fault interval of 0 would be reported instead.
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "duration must be positive, was " + window);
+    }
+    if (!quick && !longRun && orders == null) {
+      RunProfile.fitFaultsToWindow(this, spec.commandLine().getParseResult());
+    }
     long chosenSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
     Path root = directories.repoRoot();
     ChaosOptions options;
     NetworkChaos.Settings network;
     FaultOptions faultOptions;
+    ProofFloors floors;
     try {
+      if (orders != null && orders <= 0) {
+        throw new IllegalArgumentException(
+            "orders must be positive, was "
+                + orders
+                + "; without --orders the run is time-boxed by --duration");
+      }
       network =
           new NetworkChaos.Settings(
               NetworkChaos.Fault.parseList(networkFaults),
@@ -338,7 +373,8 @@ public final class ChaosCommand implements Callable<Integer> {
       options =
           new ChaosOptions(
               chosenSeed,
-              orders,
+              orders == null ? 0 : orders,
+              window,
               rate,
               orderInstances,
               paymentInstances,
@@ -356,13 +392,14 @@ public final class ChaosCommand implements Callable<Integer> {
               quiescence,
               root,
               directories.reports());
+      floors = proofFloors(options, faultOptions, network);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
     // A stop signal interrupts the run: its resources then close in order, as after a failure.
     BooleanSupplier stopSignalled = StopSignal.interruptOnFirst(Thread.currentThread());
     try {
-      return new ChaosRun(options, faultOptions, network, System.out).run() ? 0 : 1;
+      return new ChaosRun(options, faultOptions, network, floors, System.out).run().exitCode();
     } catch (Exception e) {
       if (!stopSignalled.getAsBoolean()) {
         throw e;
@@ -371,6 +408,31 @@ public final class ChaosCommand implements Callable<Integer> {
           "%niox chaos: stopped before the verdict; every process the run started is stopped%n");
       return STOPPED_BY_SIGNAL;
     }
+  }
+
+  /**
+   * The floors this run claims: none with --quick (a smoke run); otherwise those of the chosen
+   * fault kinds, scaled down for a window shorter than the default one; a run of fewer orders than
+   * the settled-orders floor does not claim it.
+   */
+  private ProofFloors proofFloors(
+      ChaosOptions options, FaultOptions faultOptions, NetworkChaos.Settings network) {
+    if (quick) {
+      return ProofFloors.none("the quick profile is a smoke run: it claims no floor");
+    }
+    ProofFloors floors =
+        ProofFloors.forFaults(
+            faultOptions.kinds(),
+            !network.faults().isEmpty(),
+            options.retryShare(),
+            options.webhookDuplicateShare());
+    if (options.timeBoxed()) {
+      return floors.scaled(
+          (double) options.window().toMillis() / ProofFloors.DEFAULT_WINDOW.toMillis());
+    }
+    return options.orders() < ProofFloors.Floor.ORDERS_SETTLED.defaultCount()
+        ? floors.without(ProofFloors.Floor.ORDERS_SETTLED, "fewer orders than the floor (--orders)")
+        : floors;
   }
 
   private NegativeControl negativeControl() {

@@ -4,10 +4,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Everything a chaos run is parameterised by; printed into its report. */
+/**
+ * Everything a chaos run is parameterised by; printed into its report.
+ *
+ * <p>{@code orders} is a fixed number of distinct orders to send at {@code ratePerSecond}, or 0 for
+ * a time-boxed run: the load and the faults last {@code window}, the load paced by what the
+ * pipeline drains ({@link ClosedLoopPacer}) and {@code ratePerSecond} its ceiling.
+ */
 public record ChaosOptions(
     long seed,
     int orders,
+    Duration window,
     int ratePerSecond,
     int orderInstances,
     int paymentInstances,
@@ -31,7 +38,8 @@ public record ChaosOptions(
     Objects.requireNonNull(repoRoot, "repoRoot");
     Objects.requireNonNull(reportDirectory, "reportDirectory");
     Objects.requireNonNull(negativeControl, "negativeControl");
-    require(orders > 0, "orders must be positive, was " + orders);
+    require(orders >= 0, "orders must be positive (or 0 for a time-boxed run), was " + orders);
+    requirePositive(window, "duration");
     require(
         ratePerSecond >= 0,
         "rate must be 0 (as fast as possible) or positive, was " + ratePerSecond);
@@ -62,6 +70,11 @@ public record ChaosOptions(
     requireShare(malformedShare, "malformed-share");
     requireShare(cancelShare, "cancel-share");
     requireShare(webhookDuplicateShare, "webhook-duplicate-share");
+  }
+
+  /** Whether the run lasts {@code window} rather than until {@code orders} are sent. */
+  public boolean timeBoxed() {
+    return orders == 0;
   }
 
   private static void require(boolean condition, String reason) {

@@ -10,8 +10,10 @@ import dev.inboxoutbox.chaos.fleet.ServiceProcess;
 import dev.inboxoutbox.chaos.fleet.WebhookProxy;
 import dev.inboxoutbox.chaos.report.Report;
 import dev.inboxoutbox.chaos.verify.Invariant;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.RunEvidence;
 import dev.inboxoutbox.chaos.verify.RunFigures;
+import dev.inboxoutbox.chaos.verify.Verdict;
 import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
@@ -29,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,45 +45,47 @@ import java.util.concurrent.Future;
 
 /**
  * The main job: starts (or connects to) PostgreSQL and Kafka, runs order-consumer and
- * payment-consumer as real processes ({@link ServiceFleet}), produces orders, SIGKILLs instances
- * and relay leaders at random moments (and lets them halt at named crash points), restarts them,
- * waits for quiet ({@link Progress}) and verifies that every effect happened exactly once ({@link
- * Verifier}, {@link Report}).
+ * payment-consumer as real processes ({@link ServiceFleet}), produces orders (for a window, paced
+ * by the drain: {@link ClosedLoopPacer}; or a fixed number), SIGKILLs instances and relay leaders
+ * at random moments (and lets them halt at named crash points), restarts them, waits for quiet
+ * ({@link Progress}), verifies that every effect happened exactly once ({@link Verifier}) and
+ * checks what the run did against its {@link ProofFloors} ({@link Report}).
  */
 final class ChaosRun {
 
   private final ChaosOptions options;
   private final NetworkChaos.Settings network;
   private final FaultOptions faultOptions;
+  private final ProofFloors floors;
   private final PrintStream out;
   private final Random random;
-
-  /** A run with the default network faults. */
-  ChaosRun(ChaosOptions options, PrintStream out) {
-    this(options, FaultOptions.processesOnly(), NetworkChaos.Settings.defaults(), out);
-  }
 
   ChaosRun(
       ChaosOptions options,
       FaultOptions faultOptions,
       NetworkChaos.Settings network,
+      ProofFloors floors,
       PrintStream out) {
     this.options = options;
     this.faultOptions = faultOptions;
+    this.floors = floors;
     this.network = network;
     this.out = out;
     this.random = new Random(options.seed());
   }
 
-  /** Runs, writes the report and returns whether every invariant held. */
-  boolean run() throws Exception {
+  /** Runs, writes the report and returns its verdict. */
+  Verdict run() throws Exception {
     Instant started = Instant.now();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
     out.printf(
-        "iox chaos: seed %d, %d orders at %d/s, %d order-consumer + %d payment-consumer processes%s%n",
+        "iox chaos: seed %d, %s, %d order-consumer + %d payment-consumer processes%s%n",
         options.seed(),
-        options.orders(),
-        options.ratePerSecond(),
+        options.timeBoxed()
+            ? String.format(
+                "a %d s load window paced by the drain (at most %d orders/s)",
+                options.window().toSeconds(), options.ratePerSecond())
+            : String.format("%d orders at %d/s", options.orders(), options.ratePerSecond()),
         options.orderInstances(),
         options.paymentInstances(),
         options.negativeControl() == NegativeControl.NONE
@@ -235,14 +240,25 @@ final class ChaosRun {
                   options.malformedShare(),
                   options.cancelShare())) {
         Progress progress = new Progress(fleet, load, ordersDb, loadStarted, out);
+        fleet.countKillsWithOrdersInFlight(() -> ordersInFlight(progress, load) > 0);
+        ClosedLoopPacer pacer =
+            ClosedLoopPacer.live(
+                loadStarted.plus(options.window()),
+                progress::lastKnownCounts,
+                () -> load.sent().validKeys.size());
         Future<?> producing =
             background.submit(
                 () -> {
-                  load.send(options.orders(), options.ratePerSecond());
+                  if (options.timeBoxed()) {
+                    load.send(Integer.MAX_VALUE, options.ratePerSecond(), pacer);
+                  } else {
+                    load.send(options.orders(), options.ratePerSecond());
+                  }
                   return null;
                 });
         networkChaos.start();
-        killWhileLoading(fleet, infrastructure, producing, progress, loadStarted, networkChaos);
+        killWhileLoading(
+            fleet, infrastructure, producing, progress, loadStarted, networkChaos, faults);
         // The network faults end with the kill phase: the run drains over a clean network, and
         // with every server up.
         networkChaos.stop();
@@ -251,10 +267,19 @@ final class ChaosRun {
         // the drain has to wait for.
         Files.deleteIfExists(crashPointsArmed);
         producing.get();
+        progress.endLine();
+        Instant loadEnded = Instant.now();
+        out.printf(
+            "load over after %d s: %d orders sent, %d in flight%s; settling%n",
+            Duration.between(loadStarted, loadEnded).toSeconds(),
+            load.sent().validKeys.size(),
+            ordersInFlight(progress, load),
+            options.timeBoxed() ? " (at most " + pacer.maxInFlightSeen() + " while paced)" : "");
         List<String> down =
             progress.awaitQuiescence(paymentsDb, bootstrap, options.quiescenceTimeout());
         fleet.stopRestarting();
         progress.endLine();
+        out.printf("settle phase: %d s%n", Duration.between(loadEnded, Instant.now()).toSeconds());
         out.println(
             down == null
                 ? "quiet, every process back up: verifying"
@@ -299,11 +324,20 @@ final class ChaosRun {
                 network,
                 figures);
         report.faults(faults.all());
+        report.floors(
+            floors.evaluate(
+                floorCounts(
+                    fleet,
+                    faults,
+                    figures,
+                    Verifier.count(
+                        ordersDb.dataSource(),
+                        "SELECT count(*) FROM orders WHERE status <> 'PLACED'"))));
         report.print(out);
         Path json = report.writeJson(runDirectory);
         Path html = report.writeHtml(runDirectory);
         out.printf("report: %s%n        %s%n", json, html);
-        return report.passed();
+        return report.verdict();
       } finally {
         networkChaos.stop();
         background.shutdownNow();
@@ -312,9 +346,10 @@ final class ChaosRun {
   }
 
   /**
-   * Kills at random intervals until every order is sent, there were at least {@code min-kills}
-   * kills and, when network faults were chosen, at least one of them; samples progress once a
-   * second meanwhile.
+   * Kills at random intervals while the load lasts and samples progress once a second. A time-boxed
+   * run stops with its window; a run of a fixed number of orders goes on until there were at least
+   * {@code min-kills} kills, one fault of each infrastructure kind and, when network faults were
+   * chosen, one of them, and until the claimed floors of the infrastructure faults are reached.
    */
   private void killWhileLoading(
       ServiceFleet fleet,
@@ -322,19 +357,29 @@ final class ChaosRun {
       Future<?> producing,
       Progress progress,
       Instant loadStarted,
-      NetworkChaos networkChaos)
+      NetworkChaos networkChaos,
+      FaultLog faults)
       throws InterruptedException, java.util.concurrent.ExecutionException {
     boolean killing = faultOptions.includes(FaultLog.Kind.PROCESS_KILL);
     Instant nextKill = Instant.now().plus(killInterval());
     Instant nextSample = Instant.now();
     boolean networkFaultDue = !network.faults().isEmpty();
+    // A broken setup must not hang a CI run.
+    Duration guard = options.timeBoxed() ? options.window().plusMinutes(1) : Duration.ofMinutes(10);
+    Instant windowEnds = loadStarted.plus(options.window());
     while (!producing.isDone()
-        || (killing && fleet.totalKills() < options.minKills())
-        || !infrastructure.eachKindInjected()
-        || (networkFaultDue && networkChaos.injected() == 0)) {
+        || (!options.timeBoxed()
+            && ((killing && fleet.totalKills() < options.minKills())
+                || !infrastructure.eachKindInjected()
+                || (networkFaultDue && networkChaos.injected() == 0)
+                || !infrastructureFloorsReached(faults)))) {
       Instant now = Instant.now();
-      infrastructure.tick();
-      if (killing && !now.isBefore(nextKill)) {
+      // The load may outlast the window by a send blocked on a broker: no fault starts then.
+      boolean windowOpen = !options.timeBoxed() || now.isBefore(windowEnds);
+      if (windowOpen) {
+        infrastructure.tick();
+      }
+      if (windowOpen && killing && !now.isBefore(nextKill)) {
         // A kill that found no eligible victim is due again as soon as one is.
         nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
       }
@@ -343,10 +388,57 @@ final class ChaosRun {
         nextSample = now.plusSeconds(1);
       }
       Thread.sleep(50);
-      if (Duration.between(loadStarted, now).compareTo(Duration.ofMinutes(10)) > 0) {
-        break; // a broken setup must not hang a CI run
+      if (Duration.between(loadStarted, now).compareTo(guard) > 0) {
+        break;
       }
     }
+  }
+
+  /** Whether the claimed floors of PostgreSQL crashes, broker kills and network faults are met. */
+  private boolean infrastructureFloorsReached(FaultLog faults) {
+    Map<ProofFloors.Floor, Long> counts = infrastructureCounts(faults.all());
+    return counts.entrySet().stream()
+        .allMatch(count -> count.getValue() >= floors.claimed().getOrDefault(count.getKey(), 0L));
+  }
+
+  private static Map<ProofFloors.Floor, Long> infrastructureCounts(List<FaultLog.Fault> faults) {
+    Map<ProofFloors.Floor, Long> counts = new EnumMap<>(ProofFloors.Floor.class);
+    counts.put(ProofFloors.Floor.POSTGRES_CRASHES, count(faults, FaultLog.Kind.POSTGRES_CRASH));
+    counts.put(ProofFloors.Floor.BROKER_LEADER_KILLS, count(faults, FaultLog.Kind.BROKER_KILL));
+    counts.put(
+        ProofFloors.Floor.NETWORK_FAULTS,
+        count(faults, FaultLog.Kind.NETWORK_LATENCY)
+            + count(faults, FaultLog.Kind.NETWORK_RESET)
+            + count(faults, FaultLog.Kind.NETWORK_BLACKHOLE));
+    return counts;
+  }
+
+  private static long count(List<FaultLog.Fault> faults, FaultLog.Kind kind) {
+    return faults.stream().filter(fault -> fault.kind() == kind).count();
+  }
+
+  /** What the run did towards each proof floor. */
+  private static Map<ProofFloors.Floor, Long> floorCounts(
+      ServiceFleet fleet, FaultLog faults, RunFigures.Summary figures, long settled) {
+    Map<ProofFloors.Floor, Long> counts = infrastructureCounts(faults.all());
+    counts.put(
+        ProofFloors.Floor.PROCESS_FAULTS,
+        (long) fleet.killCounts().get("whileServingWithOrdersInFlight"));
+    counts.put(
+        ProofFloors.Floor.DUPLICATE_SOURCES,
+        figures.duplicateSources().entrySet().stream()
+            .filter(source -> !source.getKey().equals("total") && source.getValue() > 0)
+            .count());
+    counts.put(ProofFloors.Floor.ORDERS_SETTLED, settled);
+    return counts;
+  }
+
+  /**
+   * Orders sent and neither settled nor rejected, by the last counts the progress sampler read (0
+   * settled before the first).
+   */
+  private static long ordersInFlight(Progress progress, LoadProducer load) {
+    return Math.max(0, load.sent().validKeys.size() - progress.lastKnownCounts().drained());
   }
 
   /**

@@ -4,12 +4,14 @@ import java.sql.SQLException;
 
 /**
  * Orders placed and settled (paid or payment failed), as one sample of the orders database read
- * them; both null when the database could not answer (down, or unreachable).
+ * them; all null when the database could not answer (down, or unreachable).
  *
  * @param orders rows in the orders table, or null
  * @param settled orders paid or whose payment failed, or null
+ * @param rejected commands the order service rejected (an order out of stock, a cancel it could not
+ *     apply): they never become an order to settle; or null
  */
-record OrderCounts(Long orders, Long settled) {
+record OrderCounts(Long orders, Long settled, Long rejected) {
 
   /** The query behind a sample; throws when the database cannot answer. */
   @FunctionalInterface
@@ -17,8 +19,16 @@ record OrderCounts(Long orders, Long settled) {
     OrderCounts run() throws SQLException;
   }
 
-  /** Neither count could be read. */
-  static final OrderCounts UNKNOWN = new OrderCounts(null, null);
+  /** No count could be read. */
+  static final OrderCounts UNKNOWN = new OrderCounts(null, null, null);
+
+  /**
+   * Orders out of the pipeline: settled, or rejected by the order service; 0 when unknown, so that
+   * everything sent counts as in flight.
+   */
+  long drained() {
+    return settled == null ? 0 : settled + (rejected == null ? 0 : rejected);
+  }
 
   /**
    * One sample: what {@code query} answers, or {@link #UNKNOWN} when the database cannot answer. A

@@ -39,6 +39,7 @@ final class Progress {
   private final List<TimelinePoint> timeline = new ArrayList<>();
   // Per instance and consumer group ("order-consumer-1/order-commands").
   private final Map<String, Absorbed> duplicates = new ConcurrentHashMap<>();
+  private volatile OrderCounts lastKnown = OrderCounts.UNKNOWN;
 
   Progress(
       ServiceFleet fleet,
@@ -69,6 +70,9 @@ final class Progress {
 
   void sample() {
     OrderCounts counts = OrderCounts.read(this::countOrders);
+    if (counts.settled() != null) {
+      lastKnown = counts;
+    }
     long absorbed = sampleDuplicates();
     int kills = fleet.totalKills();
     long atMillis = Duration.between(loadStarted, Instant.now()).toMillis();
@@ -90,17 +94,28 @@ final class Progress {
 
   /**
    * Settled is paid or payment failed: the end of the order -> payment -> provider -> webhook
-   * chain. Both counts in one scan, once a second while the run is short of CPU.
+   * chain. Both counts in one scan, once a second while the run is short of CPU; the rejected
+   * commands (failed inbox claims of the order service) from the inbox beside it.
    */
   private OrderCounts countOrders() throws SQLException {
     try (Connection connection = ordersDb.dataSource().getConnection();
         Statement statement = connection.createStatement();
         ResultSet row =
             statement.executeQuery(
-                "SELECT count(*), count(*) FILTER (WHERE status <> 'PLACED') FROM orders")) {
+                """
+                SELECT count(*), count(*) FILTER (WHERE status <> 'PLACED'),
+                       (SELECT count(*) FROM inbox
+                         WHERE operation = 'order-commands' AND status = 'FAILED')
+                  FROM orders
+                """)) {
       row.next();
-      return new OrderCounts(row.getLong(1), row.getLong(2));
+      return new OrderCounts(row.getLong(1), row.getLong(2), row.getLong(3));
     }
+  }
+
+  /** The last counts the database answered, or {@link OrderCounts#UNKNOWN} before the first. */
+  OrderCounts lastKnownCounts() {
+    return lastKnown;
   }
 
   /** Ends the progress line, so that what follows starts on a line of its own. */

@@ -10,12 +10,16 @@ import picocli.CommandLine;
  */
 enum RunProfile {
   /**
-   * The shortest run with an infrastructure and a network fault: the in-JVM broker (so no broker
-   * kill), one PostgreSQL crash and a network fault a minute instead of one every 15 s.
+   * The shortest run with an infrastructure and a network fault, a smoke run that claims no proof
+   * floor: a one-minute window, the in-JVM broker (so no broker kill), one PostgreSQL crash and a
+   * network fault a minute.
    */
   QUICK {
     @Override
     void applyTo(ChaosCommand command, CommandLine.ParseResult given) {
+      if (absent(given, "--duration")) {
+        command.window = Duration.ofSeconds(QUICK_WINDOW_SECONDS);
+      }
       if (absent(given, "--postgres-crash-every")) {
         command.postgresCrashEvery = Duration.ofSeconds(QUICK_POSTGRES_CRASH_EVERY_SECONDS);
       }
@@ -25,12 +29,12 @@ enum RunProfile {
     }
   },
 
-  /** At least a hundred faults of every kind, for the figures in docs/chaos-runs.md. */
+  /** A ten-minute window with every fault kind, for the figures in docs/chaos-runs.md. */
   LONG {
     @Override
     void applyTo(ChaosCommand command, CommandLine.ParseResult given) {
-      if (absent(given, "--orders")) {
-        command.orders = LONG_ORDERS;
+      if (absent(given, "--duration")) {
+        command.window = Duration.ofSeconds(LONG_WINDOW_SECONDS);
       }
       if (absent(given, "--min-kills")) {
         command.minKills = LONG_MIN_KILLS;
@@ -56,14 +60,50 @@ enum RunProfile {
     }
   };
 
+  static final int QUICK_WINDOW_SECONDS = 60;
   static final int QUICK_POSTGRES_CRASH_EVERY_SECONDS = 90;
   static final int QUICK_NETWORK_FAULT_EVERY_SECONDS = 60;
-  static final int LONG_ORDERS = 20_000;
+  static final int LONG_WINDOW_SECONDS = 600;
+
+  /**
+   * Infrastructure faults come one at a time and a broker kill lasts about 30 s on two cores (its
+   * restart), so each kind is due every sixth of the window: two of each fit with a margin.
+   */
+  private static final int INFRASTRUCTURE_FAULTS_PER_WINDOW = 6;
+
+  /** The least time between the end of one network fault and the start of the next. */
+  private static final Duration NETWORK_FAULT_GAP = Duration.ofSeconds(2);
+
   static final int LONG_MIN_KILLS = 100;
   static final int LONG_INFRASTRUCTURE_EVERY_SECONDS = 30;
   static final String LONG_KINDS = FaultOptions.DEFAULT_KINDS + ",postgres-failover";
 
   abstract void applyTo(ChaosCommand command, CommandLine.ParseResult given);
+
+  /**
+   * Without a profile, a time-boxed run spreads its infrastructure and network faults over its
+   * window, so that each kind reaches its proof floor with a margin whatever the window: a
+   * PostgreSQL crash and a broker kill every sixth of it, a failover every half and a network fault
+   * every tenth (at least 2 s more than one lasts). Options given explicitly win.
+   */
+  static void fitFaultsToWindow(ChaosCommand command, CommandLine.ParseResult given) {
+    Duration window = command.window;
+    if (absent(given, "--postgres-crash-every")) {
+      command.postgresCrashEvery = window.dividedBy(INFRASTRUCTURE_FAULTS_PER_WINDOW);
+    }
+    if (absent(given, "--broker-kill-every")) {
+      command.brokerKillEvery = window.dividedBy(INFRASTRUCTURE_FAULTS_PER_WINDOW);
+    }
+    if (absent(given, "--postgres-failover-every")) {
+      command.postgresFailoverEvery = window.dividedBy(2);
+    }
+    if (absent(given, "--network-fault-every")) {
+      // A short window must not space faults closer than one lasts, or they would overlap.
+      Duration tenth = window.dividedBy(10);
+      Duration apart = command.networkFaultDuration.plus(NETWORK_FAULT_GAP);
+      command.networkFaultEvery = tenth.compareTo(apart) >= 0 ? tenth : apart;
+    }
+  }
 
   private static boolean absent(CommandLine.ParseResult given, String option) {
     return !given.hasMatchedOption(option);

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
+import dev.inboxoutbox.chaos.verify.Verdict;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -11,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +40,7 @@ class ChaosIT {
             Duration.ofSeconds(3),
             false);
     Run run = run(options(NegativeControl.NONE, 42, Duration.ofSeconds(180)), everyKind);
-    assertThat(run.passed).as(run.output).isTrue();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.PASS);
     assertThat(run.output).contains("VERDICT: PASS");
     // Restarts must come from the trained archive, not silently from the slow fat jar.
     assertThat(run.output)
@@ -62,6 +66,33 @@ class ChaosIT {
   }
 
   /**
+   * A time-boxed run: the load is paced by what the pipeline settles and ends with its window, so
+   * the run settles within a minute of it instead of draining a backlog for minutes. Its floors
+   * include two PostgreSQL crashes, a kind this run does not inject: every invariant holds, the
+   * floor is missed and the verdict is INCONCLUSIVE, never PASS.
+   */
+  @Test
+  void aTimeBoxedRunIsPacedByTheDrainAndAMissedFloorLeavesItInconclusive() throws Exception {
+    ChaosOptions options =
+        timeBoxed(options(NegativeControl.NONE, 21, Duration.ofSeconds(120)), 40);
+    Run run = run(options, FaultOptions.processesOnly(), ProofFloors.defaults());
+
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.INCONCLUSIVE);
+    assertThat(run.output)
+        .contains("a 40 s load window paced by the drain")
+        .containsPattern("load over after 4[0-5] s: \\d+ orders sent")
+        .containsPattern("one order per distinct accepted key\\s+PASS")
+        .containsPattern("PostgreSQL crashes\\s+MISSED\\s+2\\s+0")
+        .containsPattern("network faults\\s+(met|MISSED)\\s+8\\s+\\d+")
+        .contains("VERDICT: INCONCLUSIVE");
+    Matcher settle = Pattern.compile("settle phase: (\\d+) s").matcher(run.output);
+    assertThat(settle.find()).as(run.output).isTrue();
+    assertThat(Integer.parseInt(settle.group(1)))
+        .as("the paced load leaves no backlog to drain")
+        .isLessThan(60);
+  }
+
+  /**
    * The failover's control: an asynchronous standby whose replication is held back while the
    * services commit, then promoted. What the old primary alone acknowledged is gone, while Kafka
    * offsets and events past it were committed; the verifier must report the lost effects.
@@ -84,7 +115,7 @@ class ChaosIT {
     // held and the standby promoted.
     Run run =
         run(options(NegativeControl.NONE, 11, Duration.ofSeconds(45), 1600, 20), unsafeFailover);
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .contains("replication to the standby held")
         .contains("PostgreSQL failed over")
@@ -100,7 +131,7 @@ class ChaosIT {
         run(
             options(NegativeControl.NO_DEDUP, 7, Duration.ofSeconds(120)),
             FaultOptions.processesOnly());
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .containsPattern(
             "one order per distinct accepted key\\s+FAIL.* [1-9]\\d* keys with more than one order")
@@ -119,7 +150,7 @@ class ChaosIT {
         run(
             options(NegativeControl.REORDER, 5, Duration.ofSeconds(120)),
             FaultOptions.processesOnly());
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .containsPattern(
             "each order's commands applied in partition order\\s+FAIL.* [1-9]\\d* of \\d+"
@@ -139,7 +170,7 @@ class ChaosIT {
         run(
             options(NegativeControl.DROP_REFUNDS, 3, Duration.ofSeconds(120), 600, 100, 0.3),
             FaultOptions.processesOnly());
-    assertThat(run.passed).as(run.output).isFalse();
+    assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .containsPattern(
             "no cancelled order keeps a capture \\(provider ledger\\)\\s+FAIL.* [1-9]\\d*"
@@ -175,6 +206,7 @@ class ChaosIT {
     return new ChaosOptions(
         seed,
         orders,
+        Duration.ofSeconds(120),
         ratePerSecond,
         2,
         1,
@@ -194,19 +226,51 @@ class ChaosIT {
         Files.createTempDirectory("iox-reports"));
   }
 
-  private record Run(boolean passed, String output) {}
+  /** The same options, time-boxed: a window of {@code seconds} instead of a count of orders. */
+  private static ChaosOptions timeBoxed(ChaosOptions fixed, int seconds) {
+    return new ChaosOptions(
+        fixed.seed(),
+        0,
+        Duration.ofSeconds(seconds),
+        150,
+        fixed.orderInstances(),
+        fixed.paymentInstances(),
+        fixed.killIntervalMin(),
+        fixed.killIntervalMax(),
+        fixed.minKills(),
+        fixed.restartDelay(),
+        fixed.crashPointProbability(),
+        fixed.negativeControl(),
+        fixed.retryShare(),
+        fixed.conflictShare(),
+        fixed.malformedShare(),
+        fixed.cancelShare(),
+        fixed.webhookDuplicateShare(),
+        fixed.quiescenceTimeout(),
+        fixed.repoRoot(),
+        fixed.reportDirectory());
+  }
 
+  private record Run(Verdict verdict, String output) {}
+
+  /** A run that claims no proof floor: its verdict is the invariants'. */
   private static Run run(ChaosOptions options, FaultOptions faults) throws Exception {
+    return run(options, faults, ProofFloors.none("a focused test run"));
+  }
+
+  private static Run run(ChaosOptions options, FaultOptions faults, ProofFloors floors)
+      throws Exception {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
-    boolean passed =
+    Verdict verdict =
         new ChaosRun(
                 options,
                 faults,
                 NetworkChaos.Settings.defaults(),
+                floors,
                 new PrintStream(new TeeStream(out, System.out), true, StandardCharsets.UTF_8))
             .run();
-    return new Run(passed, buffer.toString(StandardCharsets.UTF_8));
+    return new Run(verdict, buffer.toString(StandardCharsets.UTF_8));
   }
 
   /** Shows the run's progress in the build log while the test keeps a copy to assert on. */

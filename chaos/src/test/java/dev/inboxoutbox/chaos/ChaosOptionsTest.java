@@ -60,6 +60,21 @@ class ChaosOptionsTest {
     assertThat(result.err).contains("not a duration: '5' (use 500ms, 2s, 3m, 1h, 7d)");
   }
 
+  @Test
+  void anOrderCountOfZeroIsAUsageErrorPointingAtTheWindow() {
+    Result result = chaos("--orders", "0");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err)
+        .contains("orders must be positive, was 0; without --orders the run is time-boxed");
+  }
+
+  @Test
+  void aWindowOfZeroIsAUsageError() {
+    Result result = chaos("--duration", "0s");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err).contains("duration must be positive");
+  }
+
   private record Result(int exitCode, String err) {}
 
   private static Result chaos(String... args) {
@@ -80,6 +95,7 @@ class ChaosOptionsTest {
     return new ChaosOptions(
         1,
         100,
+        Duration.ofSeconds(120),
         50,
         orderInstances,
         paymentInstances,

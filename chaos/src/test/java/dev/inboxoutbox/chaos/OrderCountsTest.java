@@ -9,8 +9,8 @@ class OrderCountsTest {
 
   @Test
   void whatTheDatabaseAnswersIsTheSample() {
-    assertThat(OrderCounts.read(() -> new OrderCounts(1234L, 1200L)))
-        .isEqualTo(new OrderCounts(1234L, 1200L));
+    assertThat(OrderCounts.read(() -> new OrderCounts(1234L, 1200L, 7L)))
+        .isEqualTo(new OrderCounts(1234L, 1200L, 7L));
   }
 
   /** PostgreSQL down: the counts are unknown, neither -1 nor 0. */
@@ -24,5 +24,6 @@ class OrderCountsTest {
 
     assertThat(counts.orders()).isNull();
     assertThat(counts.settled()).isNull();
+    assertThat(counts.rejected()).isNull();
   }
 }

@@ -40,16 +40,49 @@ class RunProfileTest {
     ChaosCommand command = parsed(RunProfile.QUICK, "--quick", "--network-fault-every", "20s");
     assertThat(command.networkFaultEvery).isEqualTo(Duration.ofSeconds(20));
     assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(90));
-    assertThat(command.orders).isEqualTo(10_000);
+    assertThat(command.orders).as("time-boxed").isNull();
+    assertThat(command.window).isEqualTo(Duration.ofSeconds(RunProfile.QUICK_WINDOW_SECONDS));
   }
 
   @Test
-  void withoutAProfileTheDefaultsStay() {
+  void theLongProfileIsALongerWindow() {
+    ChaosCommand command = parsed(RunProfile.LONG, "--long");
+    assertThat(command.orders).as("time-boxed").isNull();
+    assertThat(command.window).isEqualTo(Duration.ofSeconds(RunProfile.LONG_WINDOW_SECONDS));
+    assertThat(parsed(RunProfile.LONG, "--long", "--duration", "5m").window)
+        .isEqualTo(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void withoutAProfileTheRunIsTimeBoxedWithTheDefaults() {
     ChaosCommand command = new ChaosCommand();
     new CommandLine(command).parseArgs();
-    assertThat(command.orders).isEqualTo(10_000);
+    assertThat(command.orders).isNull();
+    assertThat(command.window).isEqualTo(Duration.ofSeconds(120));
     assertThat(command.minKills).isEqualTo(20);
     assertThat(command.networkFaultEvery).isEqualTo(Duration.ofSeconds(15));
+  }
+
+  @Test
+  void aTimeBoxedRunSpreadsItsFaultsOverItsWindowUnlessTold() {
+    ChaosCommand command = new ChaosCommand();
+    CommandLine commandLine = new CommandLine(command);
+    commandLine.parseArgs("--duration", "60s", "--broker-kill-every", "25s");
+    RunProfile.fitFaultsToWindow(command, commandLine.getParseResult());
+    assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(10));
+    assertThat(command.postgresFailoverEvery).isEqualTo(Duration.ofSeconds(30));
+    assertThat(command.networkFaultEvery).isEqualTo(Duration.ofSeconds(6));
+    assertThat(command.brokerKillEvery).as("given explicitly").isEqualTo(Duration.ofSeconds(25));
+  }
+
+  /** A short window must not space network faults closer than one lasts: they would overlap. */
+  @Test
+  void aShortWindowKeepsNetworkFaultsApart() {
+    ChaosCommand command = new ChaosCommand();
+    CommandLine commandLine = new CommandLine(command);
+    commandLine.parseArgs("--duration", "30s");
+    RunProfile.fitFaultsToWindow(command, commandLine.getParseResult());
+    assertThat(command.networkFaultEvery).isGreaterThan(command.networkFaultDuration);
   }
 
   private static ChaosCommand parsed(RunProfile profile, String... args) {

@@ -134,7 +134,7 @@ public final class LoadProducer implements AutoCloseable {
     this.cancelShare = cancelShare;
   }
 
-  /** Replaces the listener told of each send; call before {@link #send(int, int)}. */
+  /** Replaces the listener told of each send; call before {@link #send(int, int, Gate)}. */
   void onEachSend(SendListener listener) {
     this.listener = listener;
   }
@@ -143,10 +143,43 @@ public final class LoadProducer implements AutoCloseable {
     return sent;
   }
 
+  /**
+   * Decides when the next order may go: a closed loop holds the load back while the system has too
+   * much unfinished work, and ends it.
+   */
+  @FunctionalInterface
+  public interface Gate {
+    /**
+     * Blocks until the next order may be sent; false ends the load.
+     *
+     * @param ordersSent distinct orders sent so far
+     */
+    boolean admit(int ordersSent) throws InterruptedException;
+  }
+
   /** Sends {@code orders} distinct orders (plus the extra shares) at about {@code perSecond}. */
   public void send(int orders, int perSecond) throws InterruptedException {
+    send(orders, perSecond, ordersSent -> true);
+  }
+
+  /**
+   * Sends up to {@code orders} distinct orders (plus the extra shares) at about {@code perSecond}
+   * at most, each once {@code gate} admits it, until the gate ends the load.
+   */
+  public void send(int orders, int perSecond, Gate gate) throws InterruptedException {
     long started = System.nanoTime();
+    int pacedSinceStart = 0;
+    long interval = perSecond > 0 ? Duration.ofSeconds(1).toNanos() / perSecond : 0;
     for (int i = 0; i < orders; i++) {
+      long asked = System.nanoTime();
+      if (!gate.admit(i)) {
+        break;
+      }
+      if (System.nanoTime() - asked > interval) {
+        // The gate held the load back: the rate counts from here, not with a burst to catch up.
+        started = System.nanoTime();
+        pacedSinceStart = 0;
+      }
       String customer = "c-" + random.nextInt(500);
       String key = UUID.randomUUID().toString();
       String order = order(customer);
@@ -187,7 +220,7 @@ public final class LoadProducer implements AutoCloseable {
         sent.malformedKeys.add(malformedKey);
       }
       sendLateCancels(i + 1);
-      pace(started, i + 1, perSecond);
+      pace(started, ++pacedSinceStart, perSecond);
     }
     sendLateCancels(Integer.MAX_VALUE);
     producer.flush();

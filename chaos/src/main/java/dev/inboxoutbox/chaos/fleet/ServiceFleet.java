@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -52,6 +53,8 @@ public final class ServiceFleet implements AutoCloseable {
   private final Map<String, AtomicInteger> kills = new LinkedHashMap<>();
   private final AtomicInteger killsOfServingInstances = new AtomicInteger();
   private final AtomicInteger killsDuringInfrastructureFault = new AtomicInteger();
+  private final AtomicInteger killsWithOrdersInFlight = new AtomicInteger();
+  private volatile BooleanSupplier ordersInFlight = () -> false;
   private final AtomicInteger exitsDuringOutage = new AtomicInteger();
   private volatile FaultLog faults;
   private final Set<ServiceProcess> killedDuringStartUp = ConcurrentHashMap.newKeySet();
@@ -75,6 +78,15 @@ public final class ServiceFleet implements AutoCloseable {
    */
   public void recordFaultsIn(FaultLog faults) {
     this.faults = faults;
+  }
+
+  /**
+   * From now on a kill of a serving instance while {@code ordersInFlight} holds (orders sent and
+   * not yet settled) counts as a kill that hit work in flight. The run cannot see inside a process:
+   * a serving instance holds partitions, and orders in flight mean records to process on them.
+   */
+  public void countKillsWithOrdersInFlight(BooleanSupplier ordersInFlight) {
+    this.ordersInFlight = ordersInFlight;
   }
 
   public void addOrderService(ServiceProcess service) {
@@ -210,6 +222,11 @@ public final class ServiceFleet implements AutoCloseable {
     boolean serving = kind.equals("crash-point") || servedLongEnough(victim);
     if (serving) {
       killsOfServingInstances.incrementAndGet();
+      // A crash point halts inside a handler's transaction or the relay: work in flight by
+      // definition.
+      if (kind.equals("crash-point") || ordersInFlight.getAsBoolean()) {
+        killsWithOrdersInFlight.incrementAndGet();
+      }
     } else {
       killedDuringStartUp.add(victim);
     }
@@ -280,6 +297,7 @@ public final class ServiceFleet implements AutoCloseable {
     counts.put("total", totalKills());
     counts.put("whileServing", killsOfServingInstances.get());
     counts.put("duringStartUp", totalKills() - killsOfServingInstances.get());
+    counts.put("whileServingWithOrdersInFlight", killsWithOrdersInFlight.get());
     kills.forEach((kind, count) -> counts.put(kind, count.get()));
     counts.put("duringInfrastructureFault", killsDuringInfrastructureFault.get());
     counts.put("exitsDuringOutage", exitsDuringOutage.get());

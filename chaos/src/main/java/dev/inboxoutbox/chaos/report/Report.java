@@ -8,7 +8,9 @@ import dev.inboxoutbox.chaos.fault.NetworkChaos;
 import dev.inboxoutbox.chaos.fleet.Kill;
 import dev.inboxoutbox.chaos.verify.FaultRecovery;
 import dev.inboxoutbox.chaos.verify.Invariant;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.RunFigures;
+import dev.inboxoutbox.chaos.verify.Verdict;
 import dev.inboxoutbox.devstack.MachineLoad;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -40,6 +42,7 @@ public final class Report {
   private final NetworkChaos.Settings network;
   private final RunFigures.Summary figures;
   private List<FaultLog.Fault> faults = List.of();
+  private List<ProofFloors.Result> floors = List.of();
 
   public Report(
       ChaosOptions options,
@@ -71,6 +74,11 @@ public final class Report {
     this.faults = List.copyOf(faults);
   }
 
+  /** The proof floors after the run: a claimed floor missed makes the run inconclusive. */
+  public void floors(List<ProofFloors.Result> floors) {
+    this.floors = List.copyOf(floors);
+  }
+
   /** How many faults of each kind, in the order of the kinds. */
   private Map<String, Long> faultCounts() {
     Map<String, Long> counts = new LinkedHashMap<>();
@@ -83,8 +91,8 @@ public final class Report {
     return counts;
   }
 
-  public boolean passed() {
-    return invariants.stream().allMatch(Invariant::passed);
+  public Verdict verdict() {
+    return Verdict.of(invariants, floors);
   }
 
   public void print(PrintStream out) {
@@ -104,7 +112,24 @@ public final class Report {
           invariant.violations(),
           invariant.detail());
     }
-    out.println(passed() ? "VERDICT: PASS (exactly-once effects held)" : "VERDICT: FAIL");
+    printFloors(out);
+    out.println("VERDICT: " + verdict().description());
+  }
+
+  private void printFloors(PrintStream out) {
+    if (floors.isEmpty()) {
+      return;
+    }
+    out.printf("%-68s %-11s %10s %10s  %s%n", "proof floor", "result", "required", "count", "note");
+    for (ProofFloors.Result floor : floors) {
+      out.printf(
+          "%-68s %-11s %10s %10d  %s%n",
+          floor.floor(),
+          floor.state(),
+          floor.claimed() ? floor.required() : "-",
+          floor.count(),
+          floor.note());
+    }
   }
 
   private void printFigures(PrintStream out) {
@@ -136,11 +161,12 @@ public final class Report {
 
   private Map<String, Object> document() {
     Map<String, Object> document = new LinkedHashMap<>();
-    document.put("verdict", passed() ? "PASS" : "FAIL");
+    document.put("verdict", verdict().name());
     document.put("seed", options.seed());
     document.put("tookMillis", took.toMillis());
     Map<String, Object> chosen = new LinkedHashMap<>();
     chosen.put("orders", options.orders());
+    chosen.put("windowMillis", options.timeBoxed() ? options.window().toMillis() : null);
     chosen.put("ratePerSecond", options.ratePerSecond());
     chosen.put("orderInstances", options.orderInstances());
     chosen.put("paymentInstances", options.paymentInstances());
@@ -162,6 +188,7 @@ public final class Report {
     document.put("kills", kills);
     document.put("provider", provider);
     document.put("invariants", invariants);
+    document.put("proofFloors", floors);
     document.put("faults", figures.faults());
     document.put("duplicatesAbsorbedBySource", figures.duplicateSources());
     document.put("duplicatesAbsorbedByConsumerGroup", figures.duplicatesByOperation());
@@ -188,7 +215,7 @@ public final class Report {
     Files.writeString(
         file,
         new ReportPage(
-                passed(),
+                verdict(),
                 "seed "
                     + options.seed()
                     + " · took "
@@ -201,7 +228,8 @@ public final class Report {
                 timeline,
                 killLog,
                 figures,
-                invariants)
+                invariants,
+                floors)
             .html());
     return file;
   }

@@ -4,7 +4,9 @@ import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fleet.Kill;
 import dev.inboxoutbox.chaos.verify.FaultRecovery;
 import dev.inboxoutbox.chaos.verify.Invariant;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.RunFigures;
+import dev.inboxoutbox.chaos.verify.Verdict;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -35,7 +37,8 @@ final class ReportPage {
           new Series(TimelinePoint::settled, "orders settled (paid or payment failed)", "#16a34a"),
           new Series(point -> point.duplicatesAbsorbed(), "duplicates absorbed", "#9333ea"));
 
-  private final boolean passed;
+  private final Verdict verdict;
+  private final List<ProofFloors.Result> floors;
   private final String summary;
   private final String machine;
   private final List<TimelinePoint> timeline;
@@ -44,14 +47,16 @@ final class ReportPage {
   private final List<Invariant> invariants;
 
   ReportPage(
-      boolean passed,
+      Verdict verdict,
       String summary,
       String machine,
       List<TimelinePoint> timeline,
       List<Kill> killLog,
       RunFigures.Summary figures,
-      List<Invariant> invariants) {
-    this.passed = passed;
+      List<Invariant> invariants,
+      List<ProofFloors.Result> floors) {
+    this.verdict = verdict;
+    this.floors = List.copyOf(floors);
     this.summary = summary;
     this.machine = machine;
     this.timeline = timeline;
@@ -98,12 +103,25 @@ final class ReportPage {
         <h2>Invariants</h2>
         <table><tr><th>invariant</th><th>result</th><th>checked</th><th>violations</th><th>detail</th></tr>
         %s</table>
+        <h2>Proof floors</h2>
+        <p class="note">What the run had to do before its verdict can pass: a claimed floor missed
+        leaves it inconclusive; a floor not claimed says why.</p>
+        <table><tr><th>proof floor</th><th>result</th><th>required</th><th>count</th><th>note</th></tr>
+        %s</table>
         <h2>Raw data</h2><p>See report.json next to this file (same time base: milliseconds since the load started).</p>
         </body></html>
         """
         .formatted(
-            passed ? "#17803d" : "#c0262d",
-            passed ? "PASS: exactly-once effects held" : "FAIL: see the violations below",
+            switch (verdict) {
+              case PASS -> "#17803d";
+              case FAIL -> "#c0262d";
+              case INCONCLUSIVE -> "#b45309";
+            },
+            switch (verdict) {
+              case PASS -> "PASS: exactly-once effects held, every claimed floor met";
+              case FAIL -> "FAIL: see the violations below";
+              case INCONCLUSIVE -> "INCONCLUSIVE: every invariant held, a claimed floor was missed";
+            },
             escape(summary),
             escape(machine),
             legend(),
@@ -113,7 +131,8 @@ final class ReportPage {
             table("consumer group", figures.duplicatesByOperation()),
             table("reason", figures.deadLettersByReason()),
             latencyTable(),
-            invariantRows());
+            invariantRows(),
+            floorRows());
   }
 
   private String legend() {
@@ -378,6 +397,26 @@ final class ReportPage {
           .append(invariant.violations())
           .append("</td><td>")
           .append(escape(invariant.detail()))
+          .append("</td></tr>\n");
+    }
+    return rows.toString();
+  }
+
+  private String floorRows() {
+    StringBuilder rows = new StringBuilder();
+    for (ProofFloors.Result floor : floors) {
+      rows.append("<tr class=\"")
+          .append(floor.met() ? "pass" : "fail")
+          .append("\"><td>")
+          .append(escape(floor.floor()))
+          .append("</td><td>")
+          .append(escape(floor.state()))
+          .append("</td><td class=\"n\">")
+          .append(floor.claimed() ? floor.required() : "-")
+          .append("</td><td class=\"n\">")
+          .append(floor.count())
+          .append("</td><td>")
+          .append(escape(floor.note()))
           .append("</td></tr>\n");
     }
     return rows.toString();

@@ -62,6 +62,7 @@ class ServiceLaunchTest {
     return new ChaosOptions(
         1,
         600,
+        Duration.ofSeconds(120),
         100,
         2,
         1,

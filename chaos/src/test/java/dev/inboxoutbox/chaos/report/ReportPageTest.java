@@ -8,6 +8,7 @@ import dev.inboxoutbox.chaos.fleet.Kill;
 import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.RunEvidence;
 import dev.inboxoutbox.chaos.verify.RunFigures;
+import dev.inboxoutbox.chaos.verify.Verdict;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ class ReportPageTest {
 
     String html =
         new ReportPage(
-                true,
+                Verdict.PASS,
                 "seed 1",
                 "",
                 timeline,
@@ -62,7 +63,8 @@ class ReportPageTest {
                     new Kill(6_000, "random", "order-consumer-2", false, false),
                     new Kill(7_000, Kill.EXIT_DURING_OUTAGE, "payment-consumer-1", true, true)),
                 figures,
-                List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")))
+                List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
+                List.of())
             .html();
     Files.writeString(Path.of("target", "report-page-sample.html"), html);
 
@@ -157,13 +159,14 @@ class ReportPageTest {
     RunFigures.Summary figures =
         RunFigures.summarise(faults, List.of(), Map.of(), 0, Map.of(), 0, Map.of(), 0, Map.of());
     return new ReportPage(
-            true,
+            Verdict.PASS,
             "seed 1",
             "",
             timeline,
             List.of(),
             figures,
-            List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")))
+            List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
+            List.of())
         .html();
   }
 

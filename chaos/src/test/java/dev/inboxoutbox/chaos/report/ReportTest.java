@@ -10,7 +10,12 @@ import dev.inboxoutbox.chaos.fault.FaultLog.Kind;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
 import dev.inboxoutbox.chaos.fleet.Kill;
 import dev.inboxoutbox.chaos.verify.Invariant;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.RunFigures;
+import dev.inboxoutbox.chaos.verify.Verdict;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,6 +112,55 @@ class ReportTest {
                         entry("kills", 1)));
   }
 
+  /**
+   * Every invariant held and a claimed floor missed: each output says INCONCLUSIVE, with counts.
+   */
+  @Test
+  void aMissedFloorIsInconclusiveInTheConsoleTheJsonAndThePage() throws Exception {
+    Report report =
+        new Report(
+            options(),
+            Map.of("records", 10L),
+            Map.of("total", 1),
+            List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
+            List.of(),
+            List.of(),
+            Map.of(),
+            Duration.ofSeconds(60),
+            Optional.empty(),
+            NetworkChaos.Settings.defaults(),
+            RunFigures.summarise(
+                List.of(), List.of(), Map.of(), 0, Map.of(), 0, Map.of(), 0, Map.of()));
+    report.floors(
+        ProofFloors.defaults()
+            .without(ProofFloors.Floor.NETWORK_FAULTS, "no network faults")
+            .evaluate(Map.of(ProofFloors.Floor.POSTGRES_CRASHES, 1L)));
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    report.print(new PrintStream(console, true, StandardCharsets.UTF_8));
+
+    assertThat(report.verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+    assertThat(console.toString(StandardCharsets.UTF_8))
+        .containsPattern("PostgreSQL crashes\\s+MISSED\\s+2\\s+1")
+        .containsPattern("network faults\\s+not claimed\\s+-\\s+0\\s+no network faults")
+        .contains("VERDICT: INCONCLUSIVE");
+    JsonNode json = JSON.readTree(Files.readString(report.writeJson(directory)));
+    assertThat(json.get("verdict").asString()).isEqualTo("INCONCLUSIVE");
+    assertThat(rows(json, "proofFloors"))
+        .filteredOn(floor -> floor.get("floor").equals("PostgreSQL crashes"))
+        .singleElement()
+        .satisfies(
+            floor ->
+                assertThat(floor)
+                    .containsExactly(
+                        entry("floor", "PostgreSQL crashes"),
+                        entry("required", 2),
+                        entry("count", 1),
+                        entry("note", "")));
+    assertThat(Files.readString(report.writeHtml(directory)))
+        .contains("INCONCLUSIVE: every invariant held, a claimed floor was missed")
+        .contains("<td>PostgreSQL crashes</td><td>MISSED</td>");
+  }
+
   private static List<Map<String, Object>> rows(JsonNode document, String field) {
     return JSON.convertValue(
         document.get(field), new TypeReference<List<Map<String, Object>>>() {});
@@ -116,6 +170,7 @@ class ReportTest {
     return new ChaosOptions(
         1,
         100,
+        Duration.ofSeconds(120),
         50,
         2,
         2,
