@@ -7,10 +7,15 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * its command, commit and spread; every other page (README.md, CONTRIBUTING.md, docs/) links to
  * that row. A page that quotes a figure its home does not hold (a copy left behind when the row was
  * re-measured, or a figure that never had a row) fails here. What counts as a figure: {@link
- * MeasuredFigures}.
+ * MeasuredFigures}. The rows carry anchors, and a link to a row or section of a home must find it.
  *
  * <p>The decision records (docs/adr/) are left out: each states the evidence its decision was taken
  * on, measured at the commit it names, and stays as written when a row is measured again; a current
@@ -47,6 +52,56 @@ class FiguresLiveInTheirHomesTest {
     assertThat(missingByPage)
         .as("figures quoted by pages that neither docs/benchmarks.md nor docs/chaos-runs.md holds")
         .isEmpty();
+  }
+
+  /**
+   * A link into a home: {@code (benchmarks.md#relay-drain)}, {@code (docs/chaos-runs.md#target)}.
+   */
+  private static final Pattern LINK_INTO_A_HOME =
+      Pattern.compile("\\]\\((?:[\\w./-]*/)?(benchmarks|chaos-runs)\\.md#([\\w-]+)\\)");
+
+  private static final Pattern EXPLICIT_ANCHOR = Pattern.compile("<a id=\"([\\w-]+)\"></a>");
+  private static final Pattern HEADING = Pattern.compile("(?m)^#{1,6} (.+)$");
+
+  @Test
+  void everyLinkToARowOrSectionOfAHomeFindsIt() throws IOException {
+    List<Path> pages = pagesOutsideTheHomes();
+    pages.addAll(HOMES);
+    Set<String> broken = new TreeSet<>();
+    int links = 0;
+    for (Path page : pages) {
+      Matcher link = LINK_INTO_A_HOME.matcher(read(page));
+      while (link.find()) {
+        links++;
+        Path home = Repository.ROOT.resolve("docs").resolve(link.group(1) + ".md");
+        if (!anchorsOf(read(home)).contains(link.group(2))) {
+          broken.add(
+              Repository.ROOT.relativize(page) + ": " + link.group(1) + ".md#" + link.group(2));
+        }
+      }
+    }
+    assertThat(links).as("links into the homes").isGreaterThan(20);
+    assertThat(broken).as("links to an anchor a home does not have").isEmpty();
+  }
+
+  /** The explicit ids of a page, and its headings as GitHub turns them into anchors. */
+  private static Set<String> anchorsOf(String page) {
+    Set<String> anchors = new HashSet<>();
+    Matcher explicit = EXPLICIT_ANCHOR.matcher(page);
+    while (explicit.find()) {
+      anchors.add(explicit.group(1));
+    }
+    Matcher heading = HEADING.matcher(page);
+    while (heading.find()) {
+      anchors.add(
+          heading
+              .group(1)
+              .strip()
+              .toLowerCase(Locale.ROOT)
+              .replaceAll("[^\\w\\- ]", "")
+              .replace(' ', '-'));
+    }
+    return anchors;
   }
 
   private static List<Path> pagesOutsideTheHomes() throws IOException {
