@@ -17,13 +17,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Core's public API is what docs/api.md lists: a public top-level type added without documenting it
- * (or documented without existing) fails the build. Nested types belong to their owner's entry.
+ * (or documented without existing) fails the build. Nested types belong to their owner's entry. The
+ * list stays at {@value #MOST_PUBLIC_TYPES} types or fewer (CONTRIBUTING.md): a type joining it
+ * takes the place of another, or stays package-private.
  */
 class PublicApiTest {
 
   private static final Path MAIN_CLASSES = Path.of("target", "classes");
   private static final Path API_DOC = Path.of("..", "docs", "api.md");
   private static final String SECTION = "## Public types";
+  private static final int MOST_PUBLIC_TYPES = 20;
   private static final Pattern ENTRY = Pattern.compile("^- `(dev\\.inboxoutbox\\.[\\w.]+)`");
 
   @Test
@@ -34,6 +37,14 @@ class PublicApiTest {
     assertThat(publicTopLevelTypes())
         .as("public top-level types of core's main classes (compare with %s)", API_DOC)
         .containsExactlyInAnyOrderElementsOf(documented);
+  }
+
+  @Test
+  void coreHasAtMostTwentyPublicTopLevelTypes() throws Exception {
+    assertThat(publicTopLevelTypes())
+        .as("public top-level types of core's main classes")
+        .isNotEmpty()
+        .hasSizeLessThanOrEqualTo(MOST_PUBLIC_TYPES);
   }
 
   private static Set<String> documentedTypes() throws IOException {

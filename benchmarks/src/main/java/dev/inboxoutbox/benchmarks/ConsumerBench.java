@@ -75,7 +75,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class ConsumerBench {
 
-  /** The target: the inbox consumer at least 0.85x the loop without it, in every shape. */
+  /** The target: the inbox consumer at least 0.85x the loop without it, in every shape. */
   static final double TARGET_RATIO = 0.85;
 
   private static final String PART = "consumer";
@@ -589,7 +589,7 @@ final class ConsumerBench {
             break;
           }
           boolean seen;
-          // The pattern the brief warns about: check, then write. Correct only with the primary key
+          // The pattern to avoid: check, then write. Correct only with the primary key
           // behind it.
           try (PreparedStatement check =
               connection.prepareStatement("SELECT 1 FROM naive_seen WHERE key = ?")) {

@@ -135,7 +135,7 @@ final class RelayBenchReport {
     return runs.stream().noneMatch(run -> Double.isNaN(run.connectBacklogPerSecond()));
   }
 
-  /** The figures the issue holds the relay to, in the bench's common table and JSON. */
+  /** The relay's targets, in the bench's common table and JSON. */
   private void addFigures(List<RelayBench.Run> runs) {
     figures.add(
         "relay",
