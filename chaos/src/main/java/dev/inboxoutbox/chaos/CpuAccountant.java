@@ -86,6 +86,11 @@ final class CpuAccountant {
           "", Optional.of("no /proc/<pid>/stat to read: the table needs Linux"));
     }
     List<String> elsewhere = new ArrayList<>();
+    elsewhere.add(
+        "The "
+            + IOX_JVM
+            + " holds the load, the payment provider simulator, the webhook and TCP proxies and"
+            + " the verifier");
     String ioxJvm = IOX_JVM;
     if (brokerInThisJvm) {
       ioxJvm = IOX_JVM + " (with the Kafka broker)";
@@ -96,11 +101,6 @@ final class CpuAccountant {
     if (!postgresHere) {
       elsewhere.add("PostgreSQL runs elsewhere (IOX_JDBC_URL) and has no row");
     }
-    elsewhere.add(
-        "the "
-            + IOX_JVM
-            + " holds the load, the payment provider simulator, the webhook and TCP proxies and"
-            + " the verifier");
     CpuAccountant accountant = new CpuAccountant(String.join("; ", elsewhere));
     cluster.ifPresent(brokers -> accountant.watch(BROKERS, () -> own(brokers.brokerProcesses())));
     Map<String, List<ServiceProcess>> services = new LinkedHashMap<>();

@@ -392,9 +392,9 @@ final class ReportPage {
             cpu.machineBusyCpuSeconds() == null
                 ? ""
                 : "; the machine " + fmt(cpu.machineBusyCpuSeconds()) + " CPU-seconds busy")
-        .append(". ")
-        .append(escape(cpu.note()))
-        .append(".</p>");
+        .append(".")
+        .append(cpu.note().isEmpty() ? "" : " " + escape(cpu.note()) + ".")
+        .append("</p>");
     rows.append(
         "<table><tr><th>component</th><th>processes</th><th>CPU-seconds</th>"
             + "<th>CPU-ms per settled order</th><th>share of the machine's busy CPU</th></tr>");
