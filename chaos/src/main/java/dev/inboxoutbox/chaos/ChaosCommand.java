@@ -235,6 +235,14 @@ public final class ChaosCommand implements Callable<Integer> {
   boolean quick;
 
   @Option(
+      names = "--no-faults",
+      description =
+          "A run without faults, to measure the pipeline: no kill, no crash point, no PostgreSQL,"
+              + " broker or network fault, the 3-broker cluster unless --kafka-brokers 1; no proof"
+              + " floor claimed. Raise --rate to find the most it settles.")
+  boolean noFaults;
+
+  @Option(
       names = "--long",
       description =
           "The long profile: a "
@@ -312,9 +320,18 @@ public final class ChaosCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (quick && longRun) {
+    if ((quick ? 1 : 0) + (longRun ? 1 : 0) + (noFaults ? 1 : 0) > 1) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "--quick and --long are two profiles: choose one");
+          spec.commandLine(), "--quick, --long and --no-faults are profiles: choose one");
+    }
+    if (noFaults) {
+      for (String option : RunProfile.FAULT_OPTIONS) {
+        if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--no-faults injects no fault: " + option + " has no place");
+        }
+      }
+      RunProfile.FAULT_FREE.applyTo(this, spec.commandLine().getParseResult());
     }
     if (quick) {
       RunProfile.QUICK.applyTo(this, spec.commandLine().getParseResult());
@@ -419,6 +436,9 @@ public final class ChaosCommand implements Callable<Integer> {
       ChaosOptions options, FaultOptions faultOptions, NetworkChaos.Settings network) {
     if (quick) {
       return ProofFloors.none("the quick profile is a smoke run: it claims no floor");
+    }
+    if (noFaults) {
+      return ProofFloors.none("a run without faults measures the pipeline: it claims no floor");
     }
     ProofFloors floors =
         ProofFloors.forFaults(

@@ -9,6 +9,7 @@ import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
 import dev.inboxoutbox.chaos.fleet.ServiceProcess;
 import dev.inboxoutbox.chaos.fleet.WebhookProxy;
 import dev.inboxoutbox.chaos.report.Report;
+import dev.inboxoutbox.chaos.report.Throughput;
 import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.RunEvidence;
@@ -215,6 +216,13 @@ final class ChaosRun {
           Duration.between(started, Instant.now()).toSeconds(),
           jars.orders().description());
 
+      CpuAccountant cpu =
+          CpuAccountant.forRun(
+              cluster,
+              cluster.isEmpty() && stackSettings.kafkaBootstrap().isEmpty(),
+              stack.postgres(),
+              fleet);
+      cpu.start();
       Instant loadStarted = Instant.now();
       FaultLog faults = new FaultLog(loadStarted);
       fleet.recordFaultsIn(faults);
@@ -239,7 +247,7 @@ final class ChaosRun {
                   options.conflictShare(),
                   options.malformedShare(),
                   options.cancelShare())) {
-        Progress progress = new Progress(fleet, load, ordersDb, loadStarted, out);
+        Progress progress = new Progress(fleet, load, ordersDb, loadStarted, cpu, out);
         fleet.countKillsWithOrdersInFlight(() -> ordersInFlight(progress, load) > 0);
         ClosedLoopPacer pacer =
             ClosedLoopPacer.live(
@@ -279,6 +287,8 @@ final class ChaosRun {
             progress.awaitQuiescence(paymentsDb, bootstrap, options.quiescenceTimeout());
         fleet.stopRestarting();
         progress.endLine();
+        // The orders settled cost the CPU used until quiet; the verification's own is left out.
+        cpu.stop();
         out.printf("settle phase: %d s%n", Duration.between(loadEnded, Instant.now()).toSeconds());
         out.println(
             down == null
@@ -324,15 +334,18 @@ final class ChaosRun {
                 network,
                 figures);
         report.faults(faults.all());
-        report.floors(
-            floors.evaluate(
-                floorCounts(
-                    fleet,
-                    faults,
-                    figures,
-                    Verifier.count(
-                        ordersDb.dataSource(),
-                        "SELECT count(*) FROM orders WHERE status <> 'PLACED'"))));
+        long settled =
+            Verifier.count(
+                ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status <> 'PLACED'");
+        report.cpu(cpu.result(settled));
+        report.throughput(
+            Throughput.over(
+                progress.timeline(),
+                options.timeBoxed()
+                    ? options.window().toMillis()
+                    : Duration.between(loadStarted, loadEnded).toMillis(),
+                options.timeBoxed()));
+        report.floors(floors.evaluate(floorCounts(fleet, faults, figures, settled)));
         report.print(out);
         Path json = report.writeJson(runDirectory);
         Path html = report.writeHtml(runDirectory);

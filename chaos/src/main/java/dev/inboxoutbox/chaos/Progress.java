@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
 
 /**
  * What a run has done so far, sampled once a second for the console and the report's timeline
- * (records sent, orders applied and settled, duplicates absorbed, kills), and the wait for quiet
- * before the verification.
+ * (records sent, orders applied and settled, duplicates absorbed, kills, the CPU each process
+ * used), and the wait for quiet before the verification.
  */
 final class Progress {
 
@@ -36,6 +36,7 @@ final class Progress {
   private final Database ordersDb;
   private final Instant loadStarted;
   private final ProgressLine line;
+  private final CpuAccountant cpu;
   private final List<TimelinePoint> timeline = new ArrayList<>();
   // Per instance and consumer group ("order-consumer-1/order-commands").
   private final Map<String, Absorbed> duplicates = new ConcurrentHashMap<>();
@@ -46,8 +47,10 @@ final class Progress {
       LoadProducer load,
       Database ordersDb,
       Instant loadStarted,
+      CpuAccountant cpu,
       PrintStream out) {
     this.fleet = fleet;
+    this.cpu = cpu;
     this.load = load;
     this.ordersDb = ordersDb;
     this.loadStarted = loadStarted;
@@ -69,6 +72,7 @@ final class Progress {
   }
 
   void sample() {
+    cpu.sample();
     OrderCounts counts = OrderCounts.read(this::countOrders);
     if (counts.settled() != null) {
       lastKnown = counts;

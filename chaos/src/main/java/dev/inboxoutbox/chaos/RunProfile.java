@@ -1,12 +1,13 @@
 package dev.inboxoutbox.chaos;
 
 import dev.inboxoutbox.chaos.fault.FaultOptions;
+import dev.inboxoutbox.devstack.KafkaCluster;
 import java.time.Duration;
 import picocli.CommandLine;
 
 /**
- * {@code --quick} and {@code --long}: settings for a purpose, each applied only where the option
- * was not given on the command line.
+ * {@code --quick}, {@code --no-faults} and {@code --long}: settings for a purpose, each applied
+ * only where the option was not given on the command line.
  */
 enum RunProfile {
   /**
@@ -25,6 +26,22 @@ enum RunProfile {
       }
       if (absent(given, "--network-fault-every")) {
         command.networkFaultEvery = Duration.ofSeconds(QUICK_NETWORK_FAULT_EVERY_SECONDS);
+      }
+    }
+  },
+
+  /**
+   * No fault of any kind, for measuring the pipeline: no kill, no crash point, no infrastructure or
+   * network fault, on the run's 3-broker cluster unless {@code --kafka-brokers 1}. It claims no
+   * proof floor; the options that choose faults are refused with it.
+   */
+  FAULT_FREE {
+    @Override
+    void applyTo(ChaosCommand command, CommandLine.ParseResult given) {
+      command.faults = "";
+      command.networkFaults = "none";
+      if (absent(given, "--kafka-brokers")) {
+        command.kafkaBrokers = KafkaCluster.BROKERS;
       }
     }
   },
@@ -59,6 +76,11 @@ enum RunProfile {
       }
     }
   };
+
+  /** What chooses faults, which a run without faults refuses. */
+  static final java.util.List<String> FAULT_OPTIONS =
+      java.util.List.of(
+          "--faults", "--network-faults", "--unsafe-failover", "--crash-point-probability");
 
   static final int QUICK_WINDOW_SECONDS = 60;
   static final int QUICK_POSTGRES_CRASH_EVERY_SECONDS = 90;

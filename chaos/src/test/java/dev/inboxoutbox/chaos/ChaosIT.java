@@ -69,7 +69,8 @@ class ChaosIT {
    * A time-boxed run: the load is paced by what the pipeline settles and ends with its window, so
    * the run settles within a minute of it instead of draining a backlog for minutes. Its floors
    * include two PostgreSQL crashes, a kind this run does not inject: every invariant holds, the
-   * floor is missed and the verdict is INCONCLUSIVE, never PASS.
+   * floor is missed and the verdict is INCONCLUSIVE, never PASS. The report gives the throughput
+   * over the window and the CPU each component used (the in-JVM broker in the iox JVM's row).
    */
   @Test
   void aTimeBoxedRunIsPacedByTheDrainAndAMissedFloorLeavesItInconclusive() throws Exception {
@@ -84,7 +85,12 @@ class ChaosIT {
         .containsPattern("one order per distinct accepted key\\s+PASS")
         .containsPattern("PostgreSQL crashes\\s+MISSED\\s+2\\s+0")
         .containsPattern("network faults\\s+(met|MISSED)\\s+8\\s+\\d+")
-        .contains("VERDICT: INCONCLUSIVE");
+        .contains("VERDICT: INCONCLUSIVE")
+        .containsPattern("throughput: \\d+\\.\\d orders/s settled over the 40 s window")
+        .containsPattern("(?m)^iox JVM \\(with the Kafka broker\\) +1 +[1-9]\\d*\\.\\d ")
+        .containsPattern("(?m)^order-consumer +(?:[2-9]|[1-9]\\d+) +[1-9]\\d*\\.\\d +\\d+\\.\\d ")
+        .containsPattern("(?m)^payment-consumer +(?:[2-9]|[1-9]\\d+) +[1-9]\\d*\\.\\d +\\d+\\.\\d ")
+        .containsPattern("(?m)^PostgreSQL +1 +\\d+\\.\\d +\\d+\\.\\d ");
     Matcher settle = Pattern.compile("settle phase: (\\d+) s").matcher(run.output);
     assertThat(settle.find()).as(run.output).isTrue();
     assertThat(Integer.parseInt(settle.group(1)))

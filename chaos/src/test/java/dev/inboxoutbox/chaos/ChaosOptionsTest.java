@@ -75,6 +75,20 @@ class ChaosOptionsTest {
     assertThat(result.err).contains("duration must be positive");
   }
 
+  /** A run without faults refuses what would choose one, and the other profiles. */
+  @Test
+  void aRunWithoutFaultsRefusesAFaultOrAnotherProfile() {
+    Result withFaults = chaos("--no-faults", "--faults", "process-kill");
+    assertThat(withFaults.exitCode).isEqualTo(2);
+    assertThat(withFaults.err).contains("--no-faults injects no fault: --faults has no place");
+    Result withNetworkFaults = chaos("--no-faults", "--network-faults", "latency");
+    assertThat(withNetworkFaults.exitCode).isEqualTo(2);
+    assertThat(withNetworkFaults.err).contains("--network-faults has no place");
+    Result quick = chaos("--no-faults", "--quick");
+    assertThat(quick.exitCode).isEqualTo(2);
+    assertThat(quick.err).contains("--quick, --long and --no-faults are profiles: choose one");
+  }
+
   private record Result(int exitCode, String err) {}
 
   private static Result chaos(String... args) {

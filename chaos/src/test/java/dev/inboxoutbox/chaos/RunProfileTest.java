@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
+import dev.inboxoutbox.devstack.KafkaCluster;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -42,6 +43,19 @@ class RunProfileTest {
     assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(90));
     assertThat(command.orders).as("time-boxed").isNull();
     assertThat(command.window).isEqualTo(Duration.ofSeconds(RunProfile.QUICK_WINDOW_SECONDS));
+  }
+
+  /** The pipeline measured as the default run has it: the 3-broker cluster, nothing broken. */
+  @Test
+  void theFaultFreeProfileChoosesNoFaultOnTheClusterOfThree() {
+    ChaosCommand command = parsed(RunProfile.FAULT_FREE, "--no-faults", "--rate", "300");
+    assertThat(FaultOptions.parseKinds(command.faults)).isEmpty();
+    assertThat(command.networkFaults).isEqualTo("none");
+    assertThat(command.kafkaBrokers).isEqualTo(KafkaCluster.BROKERS);
+    assertThat(command.rate).isEqualTo(300);
+    assertThat(command.orders).as("time-boxed").isNull();
+    assertThat(parsed(RunProfile.FAULT_FREE, "--no-faults", "--kafka-brokers", "1").kafkaBrokers)
+        .isEqualTo(1);
   }
 
   @Test

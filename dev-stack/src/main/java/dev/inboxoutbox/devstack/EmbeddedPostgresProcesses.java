@@ -107,6 +107,23 @@ final class EmbeddedPostgresProcesses implements PostgresServer.Processes {
                 new DevStackException("cannot tell the binary of postmaster " + postmaster.pid()));
   }
 
+  Path dataDirectory() {
+    return dataDirectory;
+  }
+
+  /**
+   * The postmaster running on {@code dataDirectory}; empty while none does (crashed, stopped, not
+   * yet started), where {@link #postmaster()} refuses.
+   */
+  static Optional<ProcessHandle> runningPostmaster(Path dataDirectory) {
+    try {
+      String firstLine = Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0);
+      return ProcessHandle.of(Long.parseLong(firstLine.trim())).filter(ProcessHandle::isAlive);
+    } catch (IOException | RuntimeException notRunning) {
+      return Optional.empty();
+    }
+  }
+
   private Optional<ProcessHandle> postmaster() {
     try {
       String firstLine = Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0);

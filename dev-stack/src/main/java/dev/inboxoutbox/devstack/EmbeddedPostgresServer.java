@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -93,6 +94,11 @@ final class EmbeddedPostgresServer implements PostgresServer {
   @Override
   public Optional<Processes> processes() {
     return Optional.of(processes);
+  }
+
+  @Override
+  public List<ProcessHandle> postmasters() {
+    return EmbeddedPostgresProcesses.runningPostmaster(processes.dataDirectory()).stream().toList();
   }
 
   @Override

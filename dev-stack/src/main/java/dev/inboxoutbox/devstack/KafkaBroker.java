@@ -107,6 +107,11 @@ public final class KafkaBroker {
             .start();
   }
 
+  /** Its process now (a restarted broker's new one); empty before its first start. */
+  public synchronized Optional<ProcessHandle> process() {
+    return Optional.ofNullable(process).map(Process::toHandle);
+  }
+
   /** SIGKILL. */
   public synchronized void kill() {
     if (process != null) {

@@ -150,6 +150,11 @@ public final class KafkaCluster implements AutoCloseable {
         + bootstrapServers();
   }
 
+  /** The brokers' processes now: a restarted broker's new one, none before its first start. */
+  public List<ProcessHandle> brokerProcesses() {
+    return brokers.stream().flatMap(broker -> broker.process().stream()).toList();
+  }
+
   List<KafkaBroker> brokers() {
     return List.copyOf(brokers);
   }

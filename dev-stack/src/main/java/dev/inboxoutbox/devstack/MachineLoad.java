@@ -17,8 +17,11 @@ public record MachineLoad(
 
   private static final Path PROC_STAT = Path.of("/proc/stat");
 
-  /** USER_HZ, the unit of {@code /proc/stat}: 100 on every architecture Linux ships a JDK for. */
-  private static final double TICKS_PER_SECOND = 100;
+  /**
+   * USER_HZ, the unit of {@code /proc/stat} and {@code /proc/<pid>/stat}: 100 on every architecture
+   * Linux ships a JDK for.
+   */
+  public static final double TICKS_PER_SECOND = 100;
 
   /** Cumulative CPU ticks of all cores since boot. */
   public record Sample(long busy, long idle, long stolen) {

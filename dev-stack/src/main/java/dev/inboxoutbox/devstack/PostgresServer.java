@@ -1,6 +1,7 @@
 package dev.inboxoutbox.devstack;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 
 /** A running PostgreSQL server that hands out fresh databases. */
@@ -21,6 +22,15 @@ public interface PostgresServer extends AutoCloseable {
    */
   default Optional<Processes> processes() {
     return Optional.empty();
+  }
+
+  /**
+   * The postmasters of the servers this JVM started that run now (the primary and the standby of a
+   * replicated pair), so that a chaos run can account for their CPU. Empty for a server somebody
+   * else runs.
+   */
+  default List<ProcessHandle> postmasters() {
+    return List.of();
   }
 
   /**

@@ -135,6 +135,13 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
   }
 
   @Override
+  public List<ProcessHandle> postmasters() {
+    return java.util.Arrays.stream(nodes)
+        .flatMap(node -> EmbeddedPostgresProcesses.runningPostmaster(node.dataDirectory()).stream())
+        .toList();
+  }
+
+  @Override
   public String description() {
     return "replicated embedded PostgreSQL at " + address.hostAndPort() + " (" + describe() + ")";
   }

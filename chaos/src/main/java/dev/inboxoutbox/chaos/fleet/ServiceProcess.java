@@ -86,6 +86,11 @@ public final class ServiceProcess implements WebhookProxy.Target {
     }
   }
 
+  /** Its process now, or the last one once it died; empty before its first start. */
+  public synchronized java.util.Optional<ProcessHandle> process() {
+    return java.util.Optional.ofNullable(process).map(Process::toHandle);
+  }
+
   @Override
   public synchronized boolean alive() {
     return process != null && process.isAlive();

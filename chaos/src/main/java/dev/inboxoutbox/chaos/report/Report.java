@@ -43,6 +43,8 @@ public final class Report {
   private final RunFigures.Summary figures;
   private List<FaultLog.Fault> faults = List.of();
   private List<ProofFloors.Result> floors = List.of();
+  private CpuByComponent cpu = CpuByComponent.unavailable("not measured");
+  private Optional<Throughput> throughput = Optional.empty();
 
   public Report(
       ChaosOptions options,
@@ -77,6 +79,16 @@ public final class Report {
   /** The proof floors after the run: a claimed floor missed makes the run inconclusive. */
   public void floors(List<ProofFloors.Result> floors) {
     this.floors = List.copyOf(floors);
+  }
+
+  /** The CPU each component of the run used until it went quiet. */
+  public void cpu(CpuByComponent cpu) {
+    this.cpu = cpu;
+  }
+
+  /** Orders settled per second over the load; empty when no sample read the orders database. */
+  public void throughput(Optional<Throughput> throughput) {
+    this.throughput = throughput;
   }
 
   /** How many faults of each kind, in the order of the kinds. */
@@ -153,6 +165,11 @@ public final class Report {
     out.println("dead letters by reason: " + figures.deadLettersByReason());
     out.println("order sent -> placed, ms: " + figures.sentToPlacedMillis());
     out.println("order sent -> settled, ms: " + figures.sentToSettledMillis());
+    out.println(
+        throughput
+            .map(Throughput::line)
+            .orElse("throughput: unknown (no sample within the load read the orders database)"));
+    cpu.lines().forEach(out::println);
   }
 
   private static String seconds(Long millis) {
@@ -197,6 +214,8 @@ public final class Report {
     latency.put("sentToPlaced", figures.sentToPlacedMillis());
     latency.put("sentToSettled", figures.sentToSettledMillis());
     document.put("endToEndLatencyMillis", latency);
+    document.put("throughput", throughput.orElse(null));
+    document.put("cpuByComponent", cpu);
     document.put("timeline", timeline);
     document.put("killLog", killLog);
     document.put("faultCounts", faultCounts());
@@ -229,7 +248,9 @@ public final class Report {
                 killLog,
                 figures,
                 invariants,
-                floors)
+                floors,
+                throughput.map(Throughput::line).orElse(""),
+                cpu)
             .html());
     return file;
   }

@@ -45,6 +45,8 @@ final class ReportPage {
   private final List<Kill> killLog;
   private final RunFigures.Summary figures;
   private final List<Invariant> invariants;
+  private final String throughput;
+  private final CpuByComponent cpu;
 
   ReportPage(
       Verdict verdict,
@@ -54,8 +56,12 @@ final class ReportPage {
       List<Kill> killLog,
       RunFigures.Summary figures,
       List<Invariant> invariants,
-      List<ProofFloors.Result> floors) {
+      List<ProofFloors.Result> floors,
+      String throughput,
+      CpuByComponent cpu) {
     this.verdict = verdict;
+    this.throughput = throughput;
+    this.cpu = cpu;
     this.floors = List.copyOf(floors);
     this.summary = summary;
     this.machine = machine;
@@ -100,6 +106,9 @@ final class ReportPage {
         webhook copies the provider delivered) up to their number; the rest are Kafka redeliveries.
         Counts are sampled once a second from the services' metrics, so a killed instance's last
         second is missing: lower bounds.</p>
+        <h2>Throughput and CPU</h2>
+        <p>%s</p>
+        %s
         <h2>Invariants</h2>
         <table><tr><th>invariant</th><th>result</th><th>checked</th><th>violations</th><th>detail</th></tr>
         %s</table>
@@ -131,6 +140,8 @@ final class ReportPage {
             table("consumer group", figures.duplicatesByOperation()),
             table("reason", figures.deadLettersByReason()),
             latencyTable(),
+            escape(throughput),
+            cpuTable(),
             invariantRows(),
             floorRows());
   }
@@ -364,6 +375,43 @@ final class ReportPage {
           .append(placed.getOrDefault(figure, null) == null ? "" : placed.get(figure))
           .append("</td><td class=\"n\">")
           .append(settled.getOrDefault(figure, null) == null ? "" : settled.get(figure))
+          .append("</td></tr>");
+    }
+    return rows.append("</table>").toString();
+  }
+
+  private String cpuTable() {
+    if (!cpu.available()) {
+      return "<p class=\"note\">CPU by component: not available (" + escape(cpu.note()) + ")</p>";
+    }
+    StringBuilder rows = new StringBuilder();
+    rows.append("<p class=\"note\">From the load's start until the run went quiet, ")
+        .append(cpu.settledOrders())
+        .append(" orders settled")
+        .append(
+            cpu.machineBusyCpuSeconds() == null
+                ? ""
+                : "; the machine " + fmt(cpu.machineBusyCpuSeconds()) + " CPU-seconds busy")
+        .append(".")
+        .append(cpu.note().isEmpty() ? "" : " " + escape(cpu.note()) + ".")
+        .append("</p>");
+    rows.append(
+        "<table><tr><th>component</th><th>processes</th><th>CPU-seconds</th>"
+            + "<th>CPU-ms per settled order</th><th>share of the machine's busy CPU</th></tr>");
+    for (CpuByComponent.Row row : cpu.components()) {
+      rows.append("<tr><td>")
+          .append(escape(row.component()))
+          .append("</td><td class=\"n\">")
+          .append(row.processes() == null ? "" : row.processes())
+          .append("</td><td class=\"n\">")
+          .append(fmt(row.cpuSeconds()))
+          .append("</td><td class=\"n\">")
+          .append(row.cpuMillisPerSettledOrder() == null ? "" : fmt(row.cpuMillisPerSettledOrder()))
+          .append("</td><td class=\"n\">")
+          .append(
+              row.shareOfMachineBusy() == null
+                  ? ""
+                  : CpuByComponent.percent(row.shareOfMachineBusy()))
           .append("</td></tr>");
     }
     return rows.append("</table>").toString();

@@ -12,6 +12,7 @@ import dev.inboxoutbox.chaos.verify.Verdict;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,7 +65,13 @@ class ReportPageTest {
                     new Kill(7_000, Kill.EXIT_DURING_OUTAGE, "payment-consumer-1", true, true)),
                 figures,
                 List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
-                List.of())
+                List.of(),
+                "throughput: 84.2 orders/s settled over the 120 s window (10100 settled by 120.0 s)",
+                CpuByComponent.of(
+                    new LinkedHashMap<>(Map.of("Kafka brokers", new CpuByComponent.Used(4, 151.0))),
+                    10_100,
+                    Optional.of(200.0),
+                    "the iox JVM holds the load"))
             .html();
     Files.writeString(Path.of("target", "report-page-sample.html"), html);
 
@@ -81,6 +88,13 @@ class ReportPageTest {
         .contains(
             "Besides: 2 process kills (1 while serving, 1 during start-up) and 1 exit during an"
                 + " outage.");
+    assertThat(html)
+        .contains("<h2>Throughput and CPU</h2>")
+        .contains("<p>throughput: 84.2 orders/s settled over the 120 s window")
+        .contains(
+            "<tr><td>Kafka brokers</td><td class=\"n\">4</td><td class=\"n\">151.0</td>"
+                + "<td class=\"n\">15.0</td><td class=\"n\">75.5%</td></tr>")
+        .contains("<tr><td>other processes on the machine</td><td class=\"n\"></td>");
   }
 
   private static final String ORDERS_COLOUR = "#2563eb";
@@ -166,7 +180,9 @@ class ReportPageTest {
             List.of(),
             figures,
             List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
-            List.of())
+            List.of(),
+            "",
+            CpuByComponent.unavailable("no /proc"))
         .html();
   }
 

@@ -161,6 +161,103 @@ class ReportTest {
         .contains("<td>PostgreSQL crashes</td><td>MISSED</td>");
   }
 
+  /**
+   * After the latency: the throughput over the window and the CPU table, in the console and, by
+   * these names, in report.json.
+   */
+  @Test
+  void theThroughputAndTheCpuByComponentFollowTheLatency() throws Exception {
+    Report report =
+        new Report(
+            options(),
+            Map.of("records", 10L),
+            Map.of("total", 0),
+            List.of(Invariant.of("one order per distinct accepted key", 1, 0, "ok")),
+            List.of(),
+            List.of(),
+            Map.of(),
+            Duration.ofSeconds(60),
+            Optional.empty(),
+            NetworkChaos.Settings.defaults(),
+            RunFigures.summarise(
+                List.of(), List.of(), Map.of(), 0, Map.of(), 0, Map.of(), 0, Map.of()));
+    report.throughput(
+        Throughput.over(
+            List.of(new TimelinePoint(60_000, 5_000, 4_900L, 4_800L, 0, 0)), 60_000, true));
+    java.util.LinkedHashMap<String, CpuByComponent.Used> used = new java.util.LinkedHashMap<>();
+    used.put("Kafka brokers", new CpuByComponent.Used(3, 72.0));
+    used.put("iox JVM", new CpuByComponent.Used(1, 24.0));
+    report.cpu(CpuByComponent.of(used, 4_800, Optional.of(120.0), "the iox JVM holds the load"));
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    report.print(new PrintStream(console, true, StandardCharsets.UTF_8));
+
+    assertThat(console.toString(StandardCharsets.UTF_8))
+        .containsPattern(
+            "order sent -> settled, ms: .*\\R"
+                + "throughput: 80.0 orders/s settled over the 60 s window \\(4800 settled by 60.0"
+                + " s\\)\\R"
+                + "CPU by component, from the load's start until quiet \\(4800 orders settled; the"
+                + " machine 120.0 CPU-seconds busy\\):\\R"
+                + "component +processes +CPU-s +CPU-ms/order +share of busy\\R"
+                + "Kafka brokers +3 +72.0 +15.0 +60.0%\\R"
+                + "iox JVM +1 +24.0 +5.0 +20.0%\\R"
+                + "all the run's processes +4 +96.0 +20.0 +80.0%\\R"
+                + "other processes on the machine +- +24.0 +- +20.0%\\R"
+                + "the iox JVM holds the load\\R");
+    JsonNode json = JSON.readTree(Files.readString(report.writeJson(directory)));
+    assertThat(JSON.convertValue(json.get("throughput"), Map.class))
+        .containsExactly(
+            entry("window", true),
+            entry("loadMillis", 60_000),
+            entry("settled", 4_800),
+            entry("atMillis", 60_000),
+            entry("settledPerSecond", 80.0));
+    JsonNode cpu = json.get("cpuByComponent");
+    assertThat(cpu.get("available").asBoolean()).isTrue();
+    assertThat(cpu.get("settledOrders").asLong()).isEqualTo(4_800);
+    assertThat(cpu.get("machineBusyCpuSeconds").asDouble()).isEqualTo(120.0);
+    assertThat(cpu.get("note").asString()).isEqualTo("the iox JVM holds the load");
+    assertThat(rows(cpu, "components"))
+        .first()
+        .satisfies(
+            row ->
+                assertThat(row)
+                    .containsExactly(
+                        entry("component", "Kafka brokers"),
+                        entry("processes", 3),
+                        entry("cpuSeconds", 72.0),
+                        entry("cpuMillisPerSettledOrder", 15.0),
+                        entry("shareOfMachineBusy", 0.6)));
+  }
+
+  /** Where there is no /proc the table says so instead of showing zeros. */
+  @Test
+  void withoutProcTheCpuTableSaysItIsNotAvailable() {
+    Report report =
+        new Report(
+            options(),
+            Map.of("records", 10L),
+            Map.of("total", 0),
+            List.of(),
+            List.of(),
+            List.of(),
+            Map.of(),
+            Duration.ofSeconds(60),
+            Optional.empty(),
+            NetworkChaos.Settings.defaults(),
+            RunFigures.summarise(
+                List.of(), List.of(), Map.of(), 0, Map.of(), 0, Map.of(), 0, Map.of()));
+    report.cpu(CpuByComponent.unavailable("no /proc/<pid>/stat to read: the table needs Linux"));
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    report.print(new PrintStream(console, true, StandardCharsets.UTF_8));
+
+    assertThat(console.toString(StandardCharsets.UTF_8))
+        .contains(
+            "CPU by component: not available (no /proc/<pid>/stat to read: the table needs"
+                + " Linux)")
+        .contains("throughput: unknown (no sample within the load read the orders database)");
+  }
+
   private static List<Map<String, Object>> rows(JsonNode document, String field) {
     return JSON.convertValue(
         document.get(field), new TypeReference<List<Map<String, Object>>>() {});
