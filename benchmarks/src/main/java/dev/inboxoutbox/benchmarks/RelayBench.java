@@ -228,7 +228,7 @@ final class RelayBench {
 
   private void startRelay(boolean markPublished) throws Exception {
     relay =
-        new OutboxRelay(
+        OutboxRelay.builder(
                 RelaySettings.builder()
                     .jdbcUrl(db.jdbcUrl())
                     .user(db.username())
@@ -237,7 +237,8 @@ final class RelayBench {
                     .topicReplacement(prefix + ".${routedByValue}")
                     .pollInterval(pollInterval)
                     .markPublished(markPublished)
-                    .build(),
+                    .build())
+            .listener(
                 new RelayListener() {
                   @Override
                   public void published(List<PublishedEvent> events) {
@@ -249,6 +250,7 @@ final class RelayBench {
                     handedOver(timings);
                   }
                 })
+            .build()
             .start();
     awaitRunning(relay);
   }

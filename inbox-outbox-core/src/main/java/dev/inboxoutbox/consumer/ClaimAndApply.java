@@ -1,8 +1,8 @@
 package dev.inboxoutbox.consumer;
 
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.Inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.Outbox;
 import java.sql.Connection;

@@ -1,9 +1,9 @@
 package dev.inboxoutbox.consumer;
 
+import dev.inboxoutbox.inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.IdempotencyKey.InvalidKeyException;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import dev.inboxoutbox.inbox.Scope;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.inboxoutbox.consumer;
 
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimRequest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**

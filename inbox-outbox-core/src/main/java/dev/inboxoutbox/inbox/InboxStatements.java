@@ -1,6 +1,5 @@
 package dev.inboxoutbox.inbox;
 
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.Inbox.Retention;
 import java.sql.Array;
 import java.sql.Connection;

@@ -11,7 +11,7 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * SHA-256 of a request's canonical form, stored with its key. The same key arriving with another
- * hash is a {@link Inbox.ClaimResult.Conflict}: a changed request must use a new key.
+ * hash is a {@link ClaimResult.Conflict}: a changed request must use a new key.
  *
  * <p>JSON hashes in its canonical form ({@link CanonicalJson}: members sorted by name, no
  * whitespace, numbers normalised), so a sender that reorders fields or re-serialises a payload

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.Inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Inbox.Entry;
 import dev.inboxoutbox.inbox.Inbox.Retention;
 import dev.inboxoutbox.inbox.Inbox.Status;

@@ -7,8 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.Inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Inbox.Completion;
 import dev.inboxoutbox.inbox.Inbox.Status;
 import java.sql.Connection;

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.Inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Inbox.Entry;
 import dev.inboxoutbox.inbox.Inbox.Status;
 import dev.inboxoutbox.inbox.Outcome;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
@@ -78,16 +79,17 @@ public final class OutboxRelay implements AutoCloseable {
   private volatile boolean closing;
   private volatile CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-  public OutboxRelay(RelaySettings settings) {
-    this(settings, RelayListener.NONE);
-  }
-
-  public OutboxRelay(RelaySettings settings, RelayListener listener) {
-    this.settings = settings;
+  private OutboxRelay(Builder builder) {
+    this.settings = builder.settings;
     this.heartbeat = new RelayHeartbeat(settings);
-    this.listener = listener;
+    this.listener = builder.listener;
     this.leaderThread = Executors.newSingleThreadExecutor(named("iox-relay-leader"));
     this.engineThread = Executors.newSingleThreadExecutor(named("iox-relay-engine"));
+  }
+
+  /** A relay of these settings; {@link Builder#build()} makes it, {@link #start()} runs it. */
+  public static Builder builder(RelaySettings settings) {
+    return new Builder(settings);
   }
 
   /** Starts competing for leadership in the background; returns at once. */
@@ -433,5 +435,29 @@ public final class OutboxRelay implements AutoCloseable {
       thread.setDaemon(true);
       return thread;
     };
+  }
+
+  /** Builds an {@link OutboxRelay}. */
+  public static final class Builder {
+    private final RelaySettings settings;
+    private RelayListener listener = RelayListener.NONE;
+
+    private Builder(RelaySettings settings) {
+      this.settings = Objects.requireNonNull(settings, "settings");
+    }
+
+    /**
+     * Called after Kafka acknowledged each batch, on the relay's thread; default {@link
+     * RelayListener#NONE}.
+     */
+    public Builder listener(RelayListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** A relay that has not started: {@link OutboxRelay#start()} competes for leadership. */
+    public OutboxRelay build() {
+      return new OutboxRelay(this);
+    }
   }
 }

@@ -4,11 +4,11 @@ package dev.inboxoutbox.relay;
 public final class RelayException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  public RelayException(String message) {
+  RelayException(String message) {
     super(message);
   }
 
-  public RelayException(String message, Throwable cause) {
+  RelayException(String message, Throwable cause) {
     super(message, cause);
   }
 }

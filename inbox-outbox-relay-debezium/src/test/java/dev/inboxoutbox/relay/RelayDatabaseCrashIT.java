@@ -53,9 +53,11 @@ class RelayDatabaseCrashIT {
       String topicPrefix = "t" + UUID.randomUUID().toString().substring(0, 8);
       // Two instances, as two services run them: after a crash either may lead.
       try (OutboxRelay relay =
-              new OutboxRelay(RelayIT.settings(database, topicPrefix).build()).start();
+              OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build()).build().start();
           OutboxRelay standby =
-              new OutboxRelay(RelayIT.settings(database, topicPrefix).build()).start()) {
+              OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build())
+                  .build()
+                  .start()) {
         await("relay running")
             .atMost(PATIENCE)
             .until(

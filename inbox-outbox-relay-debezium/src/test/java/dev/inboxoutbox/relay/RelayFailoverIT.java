@@ -64,7 +64,7 @@ class RelayFailoverIT {
   @Test
   void aFailoverUnderWritesLosesNoCommittedEventAndPublishesNoPhantom() throws Exception {
     String topicPrefix = "f" + UUID.randomUUID().toString().substring(0, 8);
-    relay = new OutboxRelay(RelayIT.settings(database, topicPrefix).build()).start();
+    relay = OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build()).build().start();
     await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
     await("the slot synchronized to the standby").atMost(PATIENCE).until(this::slotSynced);
     assertThat(relay.status().failoverRisks())
@@ -144,7 +144,10 @@ class RelayFailoverIT {
    * for the standby's lasting copy.
    */
   private Duration exposureUnderTwoWriters(Runnable newStandby) throws Exception {
-    relay = new OutboxRelay(RelayIT.settings(database, "c" + UUID.randomUUID()).build()).start();
+    relay =
+        OutboxRelay.builder(RelayIT.settings(database, "c" + UUID.randomUUID()).build())
+            .build()
+            .start();
     await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
     await("the slot synchronized to the standby").atMost(PATIENCE).until(this::slotSynced);
     try (Writer first = new Writer(Duration.ofMillis(100));

@@ -973,7 +973,7 @@ class RelayIT {
   }
 
   private OutboxRelay relay(RelaySettings settings, RelayListener listener) {
-    OutboxRelay relay = new OutboxRelay(settings, listener);
+    OutboxRelay relay = OutboxRelay.builder(settings).listener(listener).build();
     cleanup.add(relay);
     return relay;
   }

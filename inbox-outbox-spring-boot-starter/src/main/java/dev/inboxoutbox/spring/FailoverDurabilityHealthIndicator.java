@@ -19,7 +19,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * application's sessions see them. Reading the standbys' sync state needs {@code pg_monitor} (or
  * {@code pg_read_all_stats}); without it {@code synchronousStandbys} is {@code unknown}.
  */
-public final class FailoverDurabilityHealthIndicator extends AbstractHealthIndicator {
+final class FailoverDurabilityHealthIndicator extends AbstractHealthIndicator {
 
   private static final String DURABILITY_SQL =
       """
@@ -33,7 +33,7 @@ public final class FailoverDurabilityHealthIndicator extends AbstractHealthIndic
 
   private final JdbcClient jdbc;
 
-  public FailoverDurabilityHealthIndicator(DataSource dataSource) {
+  FailoverDurabilityHealthIndicator(DataSource dataSource) {
     super("failover durability health check failed");
     this.jdbc = JdbcClient.create(dataSource);
   }

@@ -18,11 +18,11 @@ import org.springframework.boot.health.contributor.Health;
  * seconds, consecutive failures, whether a retry can help, the last error and the failing
  * partitions.
  */
-public final class IdempotentConsumersHealthIndicator extends AbstractHealthIndicator {
+final class IdempotentConsumersHealthIndicator extends AbstractHealthIndicator {
 
   private final IdempotentConsumers consumers;
 
-  public IdempotentConsumersHealthIndicator(IdempotentConsumers consumers) {
+  IdempotentConsumersHealthIndicator(IdempotentConsumers consumers) {
     super("idempotent consumers health check failed");
     this.consumers = consumers;
   }

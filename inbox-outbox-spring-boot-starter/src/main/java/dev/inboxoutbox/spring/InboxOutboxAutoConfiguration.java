@@ -17,6 +17,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -122,9 +123,10 @@ public class InboxOutboxAutoConfiguration {
    * spring.kafka.producer.*}, the connection details, every {@link
    * DefaultKafkaProducerFactoryCustomizer}); what a dead letter rests on is set afterwards and
    * wins: idempotence, {@code acks=all}, raw values. The factory closes its producer when the
-   * context closes.
+   * context closes. Not a default candidate: an application that asks for a {@code ProducerFactory}
+   * by type gets its own or Boot's, never this one.
    */
-  @Bean
+  @Bean(defaultCandidate = false)
   @ConditionalOnBean(IdempotentConsumerDefinition.class)
   DefaultKafkaProducerFactory<String, byte[]> inboxOutboxDeadLetterProducerFactory(
       KafkaProperties kafka,
@@ -158,7 +160,8 @@ public class InboxOutboxAutoConfiguration {
       ObjectProvider<TransactionRunner> transactionRunner,
       Inbox inbox,
       Outbox outbox,
-      DefaultKafkaProducerFactory<String, byte[]> inboxOutboxDeadLetterProducerFactory,
+      @Qualifier("inboxOutboxDeadLetterProducerFactory")
+          DefaultKafkaProducerFactory<String, byte[]> inboxOutboxDeadLetterProducerFactory,
       ObjectProvider<IdempotentConsumerCustomizer> customizers,
       ObjectProvider<BatchProcessor.Hooks> hooks) {
     return new IdempotentConsumers(

@@ -78,19 +78,20 @@ public class InboxOutboxRelayAutoConfiguration {
               }
             });
     List<RelayListener> relayListeners = listeners.orderedStream().toList();
-    return new OutboxRelay(
-        settings.build(),
-        new RelayListener() {
-          @Override
-          public void published(List<PublishedEvent> events) {
-            relayListeners.forEach(listener -> listener.published(events));
-          }
+    return OutboxRelay.builder(settings.build())
+        .listener(
+            new RelayListener() {
+              @Override
+              public void published(List<PublishedEvent> events) {
+                relayListeners.forEach(listener -> listener.published(events));
+              }
 
-          @Override
-          public void handled(BatchTimings timings) {
-            relayListeners.forEach(listener -> listener.handled(timings));
-          }
-        });
+              @Override
+              public void handled(BatchTimings timings) {
+                relayListeners.forEach(listener -> listener.handled(timings));
+              }
+            })
+        .build();
   }
 
   @Bean

@@ -21,7 +21,7 @@ import org.springframework.boot.health.contributor.Health;
  * that the service cannot reach Kafka, so that an orchestrator (or a chaos run) sees an outage as
  * one. A cluster that lost one broker of three still answers and stays UP: the service can work.
  */
-public final class KafkaConnectionHealthIndicator extends AbstractHealthIndicator
+final class KafkaConnectionHealthIndicator extends AbstractHealthIndicator
     implements DisposableBean {
 
   static final Duration TIMEOUT = Duration.ofSeconds(2);
@@ -31,7 +31,7 @@ public final class KafkaConnectionHealthIndicator extends AbstractHealthIndicato
   /**
    * {@code adminProperties}: the application's Kafka admin settings (bootstrap servers, security).
    */
-  public KafkaConnectionHealthIndicator(Map<String, Object> adminProperties) {
+  KafkaConnectionHealthIndicator(Map<String, Object> adminProperties) {
     super("Kafka connection health check failed");
     Map<String, Object> properties = new HashMap<>(adminProperties);
     properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());

@@ -10,11 +10,11 @@ import org.springframework.boot.health.contributor.Health;
  * its last run failed, OUT_OF_SERVICE once stopped. Details: state, events published, last event,
  * restarts, last error (what failed and its root cause).
  */
-public final class RelayHealthIndicator extends AbstractHealthIndicator {
+final class RelayHealthIndicator extends AbstractHealthIndicator {
 
   private final OutboxRelay relay;
 
-  public RelayHealthIndicator(OutboxRelay relay) {
+  RelayHealthIndicator(OutboxRelay relay) {
     super("outbox relay health check failed");
     this.relay = relay;
   }

@@ -17,12 +17,12 @@ import org.springframework.boot.health.contributor.Health;
  * the seconds overdue and the overdue rows (counted up to {@link
  * RetentionCleaner.Backlog#COUNT_LIMIT}; {@code overdueRowsCapped} says when there are more).
  */
-public final class RetentionHealthIndicator extends AbstractHealthIndicator {
+final class RetentionHealthIndicator extends AbstractHealthIndicator {
 
   private final RetentionTotals totals;
   private final Duration threshold;
 
-  public RetentionHealthIndicator(RetentionTotals totals, Duration threshold) {
+  RetentionHealthIndicator(RetentionTotals totals, Duration threshold) {
     super("retention health check failed");
     this.totals = totals;
     this.threshold = threshold;

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /** Sums of every retention run since start-up, and the backlog the latest left, for metrics. */
-public final class RetentionTotals implements Consumer<RetentionCleaner.Report> {
+final class RetentionTotals implements Consumer<RetentionCleaner.Report> {
 
   private final AtomicLong runs = new AtomicLong();
   private final AtomicLong runsBehind = new AtomicLong();

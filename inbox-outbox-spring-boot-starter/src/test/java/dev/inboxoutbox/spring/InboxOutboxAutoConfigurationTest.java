@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -39,6 +40,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.web.servlet.HandlerAdapter;
@@ -214,6 +217,30 @@ class InboxOutboxAutoConfigurationTest {
   }
 
   @Test
+  void anApplicationsOwnProducerFactoryIsTheOneItGetsByTypeBesideTheDeadLetterOne() {
+    appWithDatabase
+        .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.kafka.bootstrap-servers=localhost:1",
+            "spring.kafka.listener.auto-startup=false")
+        .withBean(
+            IdempotentConsumerDefinition.class,
+            () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"))
+        .withUserConfiguration(OwnProducerFactory.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(ProducerFactoryUser.class).factory())
+                  .isSameAs(OwnProducerFactory.FACTORY);
+              assertThat(context.getBean(ProducerFactory.class))
+                  .isSameAs(OwnProducerFactory.FACTORY);
+              assertThat(context.getBean(KafkaTemplate.class).getProducerFactory())
+                  .isSameAs(OwnProducerFactory.FACTORY);
+              assertThat(context).hasBean("inboxOutboxDeadLetterProducerFactory");
+            });
+  }
+
+  @Test
   void theHttpIdempotencyAndBodyLimitAreOnlyInAServletWebApplication() {
     appWithDatabase.run(
         context ->
@@ -296,6 +323,29 @@ class InboxOutboxAutoConfigurationTest {
       return new DataSourceTransactionManager(dataSource);
     }
   }
+
+  /** An application's own producer factory, and a bean of it that asks for one by type. */
+  @Configuration(proxyBeanMethods = false)
+  static class OwnProducerFactory {
+    static final ProducerFactory<Object, Object> FACTORY =
+        new DefaultKafkaProducerFactory<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1",
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
+
+    @Bean
+    ProducerFactory<Object, Object> applicationProducerFactory() {
+      return FACTORY;
+    }
+
+    @Bean
+    ProducerFactoryUser producerFactoryUser(ProducerFactory<?, ?> factory) {
+      return new ProducerFactoryUser(factory);
+    }
+  }
+
+  record ProducerFactoryUser(ProducerFactory<?, ?> factory) {}
 
   @Configuration(proxyBeanMethods = false)
   static class OwnBeans {

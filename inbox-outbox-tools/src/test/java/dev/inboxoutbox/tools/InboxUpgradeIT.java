@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.Inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Scope;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.io.ByteArrayOutputStream;

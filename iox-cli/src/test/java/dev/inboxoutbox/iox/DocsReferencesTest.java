@@ -103,6 +103,7 @@ class DocsReferencesTest {
           "MeterRegistry",
           "MigrateResult",
           "PlatformTransactionManager",
+          "ProducerFactory",
           "PropertiesLauncher",
           "TransactionSynchronization",
           "TransactionTemplate",

@@ -1,8 +1,8 @@
 package dev.inboxoutbox.orders;
 
 import dev.inboxoutbox.consumer.PoisonMessageException;
+import dev.inboxoutbox.inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.spring.web.IdempotentEndpoint;

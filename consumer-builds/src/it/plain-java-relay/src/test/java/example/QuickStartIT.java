@@ -40,13 +40,14 @@ class QuickStartIT {
       // Relay (module inbox-outbox-relay-debezium): streams outbox inserts to Kafka
       // (one leader per database, the others stand by).
       try (OutboxRelay relay =
-          new OutboxRelay(
+          OutboxRelay.builder(
                   RelaySettings.builder()
                       .jdbcUrl(db.jdbcUrl())
                       .user(db.username())
                       .password(db.password())
                       .kafkaBootstrapServers(stack.kafka().bootstrapServers())
                       .build())
+              .build()
               .start()) {
         // Rows written before the relay's slot exists are not relayed: wait until it streams.
         await("the relay streaming").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);

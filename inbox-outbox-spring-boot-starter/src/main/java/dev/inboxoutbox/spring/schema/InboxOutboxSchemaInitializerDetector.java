@@ -4,7 +4,7 @@ import java.util.Set;
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDatabaseInitializerDetector;
 
 /** Tells Spring Boot that {@link InboxOutboxSchemaInitializer} beans initialize the database. */
-public final class InboxOutboxSchemaInitializerDetector
+final class InboxOutboxSchemaInitializerDetector
     extends AbstractBeansOfTypeDatabaseInitializerDetector {
 
   @Override

@@ -1,7 +1,7 @@
 package dev.inboxoutbox.spring.web;
 
+import dev.inboxoutbox.inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.bind.support.WebDataBinderFactory;
 import org.springframework.web.context.request.NativeWebRequest;

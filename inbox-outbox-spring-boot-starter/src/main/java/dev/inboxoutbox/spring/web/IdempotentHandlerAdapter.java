@@ -1,10 +1,10 @@
 package dev.inboxoutbox.spring.web;
 
+import dev.inboxoutbox.inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimResult;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.inbox.IdempotencyKey.InvalidKeyException;
 import dev.inboxoutbox.inbox.Inbox;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
-import dev.inboxoutbox.inbox.Inbox.ClaimResult;
 import dev.inboxoutbox.inbox.Inbox.Entry;
 import dev.inboxoutbox.inbox.Inbox.InvalidPayloadException;
 import dev.inboxoutbox.inbox.Inbox.Status;

@@ -1,6 +1,6 @@
 package dev.inboxoutbox.spring.web;
 
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
+import dev.inboxoutbox.inbox.ClaimRequest;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -18,12 +18,12 @@ import tools.jackson.databind.json.JsonMapper;
  * is refused without reading the body; a body without one (chunked) is read up to one byte past the
  * limit and then refused, or handed on from memory.
  */
-public final class RequestBodyLimitFilter extends OncePerRequestFilter {
+final class RequestBodyLimitFilter extends OncePerRequestFilter {
 
   private final long maxBytes;
   private final JsonMapper json;
 
-  public RequestBodyLimitFilter(long maxBytes, JsonMapper json) {
+  RequestBodyLimitFilter(long maxBytes, JsonMapper json) {
     if (maxBytes <= 0) {
       throw new IllegalArgumentException(
           "the request body limit must be positive; was " + maxBytes);

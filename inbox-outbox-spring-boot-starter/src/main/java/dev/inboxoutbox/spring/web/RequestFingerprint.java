@@ -1,7 +1,7 @@
 package dev.inboxoutbox.spring.web;
 
+import dev.inboxoutbox.inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import dev.inboxoutbox.inbox.Inbox.ClaimRequest;
 import dev.inboxoutbox.inbox.Scope;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
