@@ -12,10 +12,10 @@ import org.springframework.kafka.listener.BatchMessageListener;
 
 /**
  * A spring-kafka batch listener over a {@link BatchProcessor}. Use it in a container with {@code
- * AckMode.BATCH}: the container commits the offsets after {@code onMessage} returns, that is after
- * the database commit and the dead letters. A batch that cannot be finished (a failing database, a
- * dead letter Kafka does not take) is thrown, so the container's error handler backs off and hands
- * the same batch again (what was applied is absorbed).
+ * AckMode} BATCH, TIME, COUNT or COUNT_TIME: the container commits the offsets after {@code
+ * onMessage} returns, that is after the database commit and the dead letters. A batch that cannot
+ * be finished (a failing database, a dead letter Kafka does not take) is thrown, so the container's
+ * error handler backs off and hands the same batch again (what was applied is absorbed).
  */
 public final class IdempotentBatchListener implements BatchMessageListener<String, byte[]> {
 

@@ -9,10 +9,12 @@ import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -32,6 +34,13 @@ import org.springframework.util.backoff.ExponentialBackOff;
 public final class IdempotentConsumers implements SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(IdempotentConsumers.class);
+
+  private static final Set<ContainerProperties.AckMode> COMMITS_AFTER_THE_LISTENER =
+      EnumSet.of(
+          ContainerProperties.AckMode.BATCH,
+          ContainerProperties.AckMode.TIME,
+          ContainerProperties.AckMode.COUNT,
+          ContainerProperties.AckMode.COUNT_TIME);
 
   private final Map<String, BatchProcessor> processorsByOperation = new LinkedHashMap<>();
   private final Map<String, ConcurrentMessageListenerContainer<?, ?>> containersByOperation =
@@ -104,9 +113,9 @@ public final class IdempotentConsumers implements SmartLifecycle {
   /**
    * A container from the application's listener container factory, so {@code
    * spring.kafka.consumer.*}, {@code spring.kafka.listener.*} and container customizers apply. What
-   * the guarantee rests on is set afterwards and wins: the group (the inbox scope), batch
-   * acknowledgement after the database commit, no auto-commit, raw values, and an error handler
-   * that never skips a batch.
+   * the guarantee rests on is set afterwards and wins: the group (the inbox scope), no auto-commit,
+   * raw values, and an error handler that never skips a batch. The offset commit follows {@code
+   * spring.kafka.listener.ack-mode} (BATCH when unset), always after the database commit.
    */
   private static ConcurrentMessageListenerContainer<?, ?> container(
       ConcurrentKafkaListenerContainerFactory<?, ?> containerFactory,
@@ -120,7 +129,7 @@ public final class IdempotentConsumers implements SmartLifecycle {
     ContainerProperties containerProperties = container.getContainerProperties();
     // The consumer group is the inbox scope's operation: one group, one set of keys.
     containerProperties.setGroupId(definition.operation());
-    containerProperties.setAckMode(ContainerProperties.AckMode.BATCH);
+    requireCommitAfterTheListener(containerProperties.getAckMode());
     containerProperties.setMessageListener(new IdempotentBatchListener(processor));
     containerProperties.setConsumerRebalanceListener(
         ContainerRebalanceListener.chain(
@@ -152,6 +161,25 @@ public final class IdempotentConsumers implements SmartLifecycle {
     // as long as that lasts instead of skipping a batch; health and metrics show it.
     container.setCommonErrorHandler(new DefaultErrorHandler(backOff));
     return container;
+  }
+
+  /**
+   * The container commits offsets itself, after the listener returned, so only records whose
+   * database transaction committed are ever committed: BATCH (the factory's default) after every
+   * poll; TIME, COUNT or COUNT_TIME ({@code spring.kafka.listener.ack-mode}, {@code ack-time},
+   * {@code ack-count}) less often, which costs the broker fewer requests and, after a crash, only
+   * more redeliveries, which the inbox absorbs. The manual modes would wait for an acknowledgement
+   * the listener never gives (offsets never committed), and RECORD is meant for a record listener,
+   * not this batch listener.
+   */
+  private static void requireCommitAfterTheListener(ContainerProperties.AckMode ackMode) {
+    if (!COMMITS_AFTER_THE_LISTENER.contains(ackMode)) {
+      throw new IllegalStateException(
+          "spring.kafka.listener.ack-mode="
+              + ackMode
+              + " is not supported by idempotent consumers, whose batch listener acknowledges"
+              + " nothing itself; use BATCH, TIME, COUNT or COUNT_TIME");
+    }
   }
 
   private static String blankToNull(String value) {

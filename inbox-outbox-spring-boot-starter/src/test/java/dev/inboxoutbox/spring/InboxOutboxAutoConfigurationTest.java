@@ -42,6 +42,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.core.ProducerFactory;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.web.servlet.HandlerAdapter;
@@ -238,6 +240,64 @@ class InboxOutboxAutoConfigurationTest {
                   .isSameAs(OwnProducerFactory.FACTORY);
               assertThat(context).hasBean("inboxOutboxDeadLetterProducerFactory");
             });
+  }
+
+  @Test
+  void theOffsetCommitIsOncePerBatchUnlessSpringKafkaListenerAckModeSaysOtherwise() {
+    ApplicationContextRunner consumers =
+        appWithDatabase
+            .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
+            .withPropertyValues(
+                "spring.kafka.bootstrap-servers=localhost:1",
+                "spring.kafka.listener.auto-startup=false")
+            .withBean(
+                IdempotentConsumerDefinition.class,
+                () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"));
+    consumers.run(
+        context ->
+            assertThat(onlyContainer(context).getAckMode())
+                .isEqualTo(ContainerProperties.AckMode.BATCH));
+    consumers
+        .withPropertyValues(
+            "spring.kafka.listener.ack-mode=count_time",
+            "spring.kafka.listener.ack-time=1s",
+            "spring.kafka.listener.ack-count=500")
+        .run(
+            context -> {
+              ContainerProperties container = onlyContainer(context);
+              assertThat(container.getAckMode()).isEqualTo(ContainerProperties.AckMode.COUNT_TIME);
+              assertThat(container.getAckTime()).isEqualTo(1000);
+              assertThat(container.getAckCount()).isEqualTo(500);
+            });
+  }
+
+  @Test
+  void aManualAckModeIsRefusedSinceTheListenerAcknowledgesNothingItself() {
+    appWithDatabase
+        .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.kafka.bootstrap-servers=localhost:1",
+            "spring.kafka.listener.auto-startup=false",
+            "spring.kafka.listener.ack-mode=manual")
+        .withBean(
+            IdempotentConsumerDefinition.class,
+            () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"))
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("spring.kafka.listener.ack-mode=MANUAL")
+                    .hasMessageContaining("BATCH, TIME, COUNT or COUNT_TIME"));
+  }
+
+  private static ContainerProperties onlyContainer(AssertableApplicationContext context) {
+    assertThat(context).hasNotFailed();
+    List<ConcurrentMessageListenerContainer<?, ?>> containers =
+        context.getBean(IdempotentConsumers.class).containers();
+    assertThat(containers).hasSize(1);
+    return containers.get(0).getContainerProperties();
   }
 
   @Test
