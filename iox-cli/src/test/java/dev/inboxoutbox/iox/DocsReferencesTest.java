@@ -63,6 +63,7 @@ class DocsReferencesTest {
           "KafkaConsumer",
           "RebalanceInProgressException",
           "RecordTooLargeException",
+          "RequestMetrics",
           "RetriableException",
           "StringConverter",
           // Debezium
