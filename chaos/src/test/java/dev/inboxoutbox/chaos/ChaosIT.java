@@ -27,12 +27,12 @@ class ChaosIT {
       Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
 
   /**
-   * Orders of the inbox and ordering controls' runs. A client retry (three in ten orders) doubles an
-   * order without the inbox, and most cancels (one order in twenty) sent right behind their order
-   * land in its batch: 300 orders gave 80 doubled keys and 13 of 19 cancels applied first (600
-   * gave 255 and 31 of 38), with half the backlog to drain after the kills. The refund control
-   * keeps 600: few cancels come after a capture (16 and 5 cancelled orders kept their money in
-   * runs of 600 and 300).
+   * Orders of the inbox and ordering controls' runs. A client retry (three in ten orders) doubles
+   * an order without the inbox, and most cancels (one order in twenty) sent right behind their
+   * order land in its batch: 300 orders gave 80 doubled keys and 13 of 19 cancels applied first
+   * (600 gave 255 and 31 of 38), with half the backlog to drain after the kills. The refund control
+   * keeps 600: few cancels come after a capture (16 and 5 cancelled orders kept their money in runs
+   * of 600 and 300).
    */
   private static final int CONTROL_ORDERS = 300;
 
