@@ -26,6 +26,16 @@ class ChaosIT {
   private static final Path REPO =
       Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "..")).toAbsolutePath().normalize();
 
+  /**
+   * Orders of the inbox and ordering controls' runs. A client retry (three in ten orders) doubles
+   * an order without the inbox, and most cancels (one order in twenty) sent right behind their
+   * order land in its batch: 300 orders gave 80 doubled keys and 13 of 19 cancels applied first
+   * (600 gave 255 and 31 of 38), with half the backlog to drain after the kills. The refund control
+   * keeps 600: few cancels come after a capture (16 and 5 cancelled orders kept their money in runs
+   * of 600 and 300).
+   */
+  private static final int CONTROL_ORDERS = 300;
+
   @Test
   void aShortChaosRunWithKillsACrashAFailoverABrokerKillAndNetworkLatencyPassesEveryInvariant()
       throws Exception {
@@ -115,12 +125,13 @@ class ChaosIT {
             Duration.ofSeconds(12),
             Duration.ofSeconds(3),
             true);
-    // The failover waits until the relays' slots are on the standby, which took from a few to 40 s
-    // on a busy machine (the standby's slot sync worker naps up to 30 s): the load lasts well
-    // longer (1,600 orders at 20/s), so the services are still committing when the replication is
-    // held and the standby promoted.
+    // The failover waits until the relays' slots are on the standby: 26 s on a machine loaded
+    // far beyond its two cores although the run wakes the standby's slot sync worker (45 s left to
+    // its naps). The load lasts 50 s (1,000 orders at 20/s), so the services are still committing
+    // when the replication is held and the standby promoted; a failover after the load would lose
+    // nothing to detect.
     Run run =
-        run(options(NegativeControl.NONE, 11, Duration.ofSeconds(45), 1600, 20), unsafeFailover);
+        run(options(NegativeControl.NONE, 11, Duration.ofSeconds(45), 1000, 20), unsafeFailover);
     assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
         .contains("replication to the standby held")
@@ -135,7 +146,7 @@ class ChaosIT {
   void theNegativeControlWithoutTheInboxFailsTheVerifier() throws Exception {
     Run run =
         run(
-            options(NegativeControl.NO_DEDUP, 7, Duration.ofSeconds(120)),
+            options(NegativeControl.NO_DEDUP, 7, Duration.ofSeconds(120), CONTROL_ORDERS, 100),
             FaultOptions.processesOnly());
     assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)
@@ -154,7 +165,7 @@ class ChaosIT {
   void theNegativeControlWithAReorderingConsumerFailsTheVerifier() throws Exception {
     Run run =
         run(
-            options(NegativeControl.REORDER, 5, Duration.ofSeconds(120)),
+            options(NegativeControl.REORDER, 5, Duration.ofSeconds(120), CONTROL_ORDERS, 100),
             FaultOptions.processesOnly());
     assertThat(run.verdict).as(run.output).isEqualTo(Verdict.FAIL);
     assertThat(run.output)

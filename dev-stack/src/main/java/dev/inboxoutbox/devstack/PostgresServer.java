@@ -82,6 +82,13 @@ public interface PostgresServer extends AutoCloseable {
      */
     boolean failoverReady() throws SQLException;
 
+    /**
+     * Wakes the standby's slot sync worker, which otherwise looks at the primary's failover slots
+     * after naps that double up to 30 s while no slot changes: it looks at once. For a caller
+     * waiting for {@link #failoverReady()}, whose copies the worker creates and makes last.
+     */
+    void wakeSlotSync() throws SQLException;
+
     /** Where the primary and the standby are now, for logs and failure messages. */
     String describe();
   }

@@ -214,6 +214,15 @@ public final class ReplicatedPostgresServer implements PostgresServer, PostgresS
     }
   }
 
+  /** A configuration reload signals the worker, which sets its latch and ends its nap. */
+  @Override
+  public synchronized void wakeSlotSync() throws SQLException {
+    try (Connection connection = standby().connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("SELECT pg_reload_conf()");
+    }
+  }
+
   /** Where the standby has replayed the WAL up to (an LSN as a number). */
   synchronized long standbyReplayed() throws SQLException {
     try (Connection connection = standby().connect();

@@ -9,7 +9,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -129,6 +132,63 @@ class ReplicatedPostgresServerIT {
       assertThat(count(database, "SELECT count(*) FROM effect WHERE id = 2"))
           .as("a commit the primary acknowledged and the standby never received")
           .isZero();
+    }
+  }
+
+  /**
+   * The standby's slot sync worker looks at the primary's slots after naps that double while no
+   * slot changes (0.2 s up to 30 s); woken, it looks at once. Its looks are its queries on the
+   * primary: once three came 1.5 s and then 3 s apart, the next nap lasts at least 6 s, and the
+   * woken worker must look again well before that.
+   */
+  @Test
+  void aWokenSlotSyncWorkerLooksAtThePrimarysSlotsAtOnceInsteadOfAfterItsNap() throws SQLException {
+    try (Database database = pair.createDatabase()) {
+      awaitWokenLook(database);
+    }
+  }
+
+  private static void awaitWokenLook(Database database) throws SQLException {
+    List<Instant> looks = new ArrayList<>();
+    await("looks of the sync worker 1.5 s, then 3 s apart (its next nap at least 6 s)")
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              Instant look = lastSlotSyncLook(database);
+              if (look != null && (looks.isEmpty() || look.isAfter(looks.get(looks.size() - 1)))) {
+                looks.add(look);
+              }
+              int last = looks.size() - 1;
+              return last >= 2
+                  && gap(looks.get(last - 2), looks.get(last - 1), Duration.ofMillis(1500))
+                  && gap(looks.get(last - 1), looks.get(last), Duration.ofSeconds(3));
+            });
+    Instant napStarted = looks.get(looks.size() - 1);
+
+    pair.wakeSlotSync();
+
+    await("the woken sync worker looking again")
+        .atMost(Duration.ofSeconds(3))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> lastSlotSyncLook(database).isAfter(napStarted));
+  }
+
+  private static boolean gap(Instant earlier, Instant later, Duration atLeast) {
+    return Duration.between(earlier, later).compareTo(atLeast) >= 0;
+  }
+
+  /** When the standby's slot sync worker last queried the primary (its queries name the schema). */
+  private static Instant lastSlotSyncLook(Database database) throws SQLException {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement();
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT max(query_start) FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+                    + " AND query LIKE '%FROM pg_catalog.pg_replication_slots%'")) {
+      row.next();
+      java.sql.Timestamp look = row.getTimestamp(1);
+      return look == null ? null : look.toInstant();
     }
   }
 

@@ -66,7 +66,7 @@ class RelayFailoverIT {
     String topicPrefix = "f" + UUID.randomUUID().toString().substring(0, 8);
     relay = OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build()).build().start();
     await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
-    await("the slot synchronized to the standby").atMost(PATIENCE).until(this::slotSynced);
+    awaitSlotSynced();
     assertThat(relay.status().failoverRisks())
         .as("a failover slot, and logical changes held until the standby has them")
         .isEmpty();
@@ -149,7 +149,7 @@ class RelayFailoverIT {
             .build()
             .start();
     await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
-    await("the slot synchronized to the standby").atMost(PATIENCE).until(this::slotSynced);
+    awaitSlotSynced();
     try (Writer first = new Writer(Duration.ofMillis(100));
         Writer second = new Writer(Duration.ofMillis(100))) {
       await("overlapping transactions committed")
@@ -167,14 +167,33 @@ class RelayFailoverIT {
       assertThat(first.transactions() + second.transactions())
           .as("transactions the writers committed meanwhile")
           .isGreaterThan(committedBefore);
-      // The standby's sync worker makes its copy last at its next look, within one of its naps.
+      // The standby's sync worker makes its copy last at its next look, woken for it rather than
+      // after one of its naps (up to 30 s): this wait is not what the test times.
       await("a failover-ready copy of the slot on the new standby")
           .atMost(PATIENCE)
           .pollInterval(Duration.ofMillis(250))
           .ignoreExceptions()
-          .until(pair::failoverReady);
+          .until(
+              () -> {
+                pair.wakeSlotSync();
+                return pair.failoverReady();
+              });
       return exposed;
     }
+  }
+
+  /**
+   * Waits for the standby's lasting copy of the relay's slot, waking the standby's sync worker at
+   * each look instead of waiting out its naps (up to 30 s each).
+   */
+  private void awaitSlotSynced() {
+    await("the slot synchronized to the standby")
+        .atMost(PATIENCE)
+        .until(
+            () -> {
+              pair.wakeSlotSync();
+              return slotSynced();
+            });
   }
 
   private boolean slotSynced() throws SQLException {
