@@ -3,7 +3,6 @@ package dev.inboxoutbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.testing.api.PublicTypes;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,12 +16,7 @@ class PublicApiTest {
 
   @Test
   void thePublicTopLevelTypesAreExactlyTheOnesDocsApiMdLists() {
-    Set<String> documented = PublicTypes.listedIn(PublicTypes.API_DOC, SECTION);
-
-    assertThat(documented).as("types listed in %s", PublicTypes.API_DOC).isNotEmpty();
-    assertThat(PublicTypes.publicTopLevelIn(PublicTypes.MAIN_CLASSES, getClass().getClassLoader()))
-        .as("public top-level types of core's main classes (compare with %s)", PublicTypes.API_DOC)
-        .containsExactlyInAnyOrderElementsOf(documented);
+    PublicTypes.assertExactlyTheDocumentedOnes(SECTION, "core", getClass().getClassLoader());
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.inboxoutbox.testing.api;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Modifier;
@@ -28,6 +30,22 @@ public final class PublicTypes {
   private static final Pattern ENTRY = Pattern.compile("^- `(dev\\.inboxoutbox\\.[\\w.]+)`");
 
   private PublicTypes() {}
+
+  /**
+   * Fails unless the public top-level types of the module's main classes are exactly the ones
+   * {@code section} of docs/api.md lists, and the section lists at least one.
+   *
+   * @param module how the failure message names the module, e.g. "the relay"
+   * @param loader the test's class loader, which sees the module's main classes
+   */
+  public static void assertExactlyTheDocumentedOnes(
+      String section, String module, ClassLoader loader) {
+    Set<String> documented = listedIn(API_DOC, section);
+    assertThat(documented).as("types listed in %s", API_DOC).isNotEmpty();
+    assertThat(publicTopLevelIn(MAIN_CLASSES, loader))
+        .as("public top-level types of %s's main classes (compare with %s)", module, API_DOC)
+        .containsExactlyInAnyOrderElementsOf(documented);
+  }
 
   /**
    * The fully qualified names listed as {@code - `dev.inboxoutbox...`} entries under the level-two
