@@ -77,6 +77,17 @@ class InboxOutboxAutoConfigurationTest {
   private final ApplicationContextRunner appWithDatabase =
       app.withUserConfiguration(UnreachableDatabase.class);
 
+  /** Boot's Kafka auto-configuration and one idempotent consumer whose container never starts. */
+  private final ApplicationContextRunner appWithAConsumer =
+      appWithDatabase
+          .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
+          .withPropertyValues(
+              "spring.kafka.bootstrap-servers=localhost:1",
+              "spring.kafka.listener.auto-startup=false")
+          .withBean(
+              IdempotentConsumerDefinition.class,
+              () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"));
+
   @Test
   void anOperationsLifetimeLeftUnsetFollowsTheApplicationsDefaultNotTheLibrarys() {
     appWithDatabase
@@ -188,15 +199,8 @@ class InboxOutboxAutoConfigurationTest {
   @Test
   void theDeadLetterProducerComesFromAProducerFactoryWithBootsProducerSettingsAndCustomizers() {
     List<DefaultKafkaProducerFactory<?, ?>> customized = new ArrayList<>();
-    appWithDatabase
-        .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
-        .withPropertyValues(
-            "spring.kafka.bootstrap-servers=localhost:1",
-            "spring.kafka.producer.properties.linger.ms=7",
-            "spring.kafka.listener.auto-startup=false")
-        .withBean(
-            IdempotentConsumerDefinition.class,
-            () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"))
+    appWithAConsumer
+        .withPropertyValues("spring.kafka.producer.properties.linger.ms=7")
         .withBean(DefaultKafkaProducerFactoryCustomizer.class, () -> customized::add)
         .run(
             context -> {
@@ -220,14 +224,7 @@ class InboxOutboxAutoConfigurationTest {
 
   @Test
   void anApplicationsOwnProducerFactoryIsTheOneItGetsByTypeBesideTheDeadLetterOne() {
-    appWithDatabase
-        .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
-        .withPropertyValues(
-            "spring.kafka.bootstrap-servers=localhost:1",
-            "spring.kafka.listener.auto-startup=false")
-        .withBean(
-            IdempotentConsumerDefinition.class,
-            () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"))
+    appWithAConsumer
         .withUserConfiguration(OwnProducerFactory.class)
         .run(
             context -> {
@@ -244,20 +241,11 @@ class InboxOutboxAutoConfigurationTest {
 
   @Test
   void theOffsetCommitIsOncePerBatchUnlessSpringKafkaListenerAckModeSaysOtherwise() {
-    ApplicationContextRunner consumers =
-        appWithDatabase
-            .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
-            .withPropertyValues(
-                "spring.kafka.bootstrap-servers=localhost:1",
-                "spring.kafka.listener.auto-startup=false")
-            .withBean(
-                IdempotentConsumerDefinition.class,
-                () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"));
-    consumers.run(
+    appWithAConsumer.run(
         context ->
             assertThat(onlyContainer(context).getAckMode())
                 .isEqualTo(ContainerProperties.AckMode.BATCH));
-    consumers
+    appWithAConsumer
         .withPropertyValues(
             "spring.kafka.listener.ack-mode=count_time",
             "spring.kafka.listener.ack-time=1s",
@@ -273,15 +261,8 @@ class InboxOutboxAutoConfigurationTest {
 
   @Test
   void aManualAckModeIsRefusedSinceTheListenerAcknowledgesNothingItself() {
-    appWithDatabase
-        .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class))
-        .withPropertyValues(
-            "spring.kafka.bootstrap-servers=localhost:1",
-            "spring.kafka.listener.auto-startup=false",
-            "spring.kafka.listener.ack-mode=manual")
-        .withBean(
-            IdempotentConsumerDefinition.class,
-            () -> IdempotentConsumerDefinition.of("orders", (m, c) -> Outcome.success(), "o"))
+    appWithAConsumer
+        .withPropertyValues("spring.kafka.listener.ack-mode=manual")
         .run(
             context ->
                 assertThat(context)
