@@ -54,6 +54,12 @@ import java.util.concurrent.Future;
  */
 final class ChaosRun {
 
+  /**
+   * How long a cancel waits for its order's charge: long enough for a payment slowed by restarts,
+   * short enough that the load ends soon after the window.
+   */
+  private static final Duration CANCEL_ONCE_CHARGED_PATIENCE = Duration.ofSeconds(60);
+
   private final ChaosOptions options;
   private final NetworkChaos.Settings network;
   private final FaultOptions faultOptions;
@@ -248,6 +254,8 @@ final class ChaosRun {
                   options.malformedShare(),
                   options.cancelShare())) {
         Progress progress = new Progress(fleet, load, ordersDb, loadStarted, cpu, out);
+        load.cancelSomeOnceCharged(
+            new ChargedOrders(ordersDb, provider), CANCEL_ONCE_CHARGED_PATIENCE);
         fleet.countKillsWithOrdersInFlight(() -> ordersInFlight(progress, load) > 0);
         ClosedLoopPacer pacer =
             ClosedLoopPacer.live(

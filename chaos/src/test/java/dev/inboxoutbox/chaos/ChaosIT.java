@@ -178,8 +178,8 @@ class ChaosIT {
 
   /**
    * The refund control: payment-consumer loses every refund request. A third of the orders are
-   * cancelled, half of those while their payment is charged or captured, so some cancelled orders
-   * must keep their money, and the verifier must say so.
+   * cancelled, a quarter of those as soon as the provider has charged them, so some cancelled
+   * orders must keep their money, and the verifier must say so.
    */
   @Test
   void theNegativeControlThatDropsRefundsFailsTheVerifier() throws Exception {

@@ -3,6 +3,7 @@ package dev.inboxoutbox.tools;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -21,8 +22,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Sends PlaceOrder commands to {@code orders.commands}: each with a fresh idempotency key, plus a
  * share of client retries (same key, same order, re-serialised), conflicts (same key, another
  * order), malformed records and cancellations (a CancelOrder naming the order's key: half of them
- * right behind it, half up to about a second later, while its payment is being charged). Remembers
- * what it sent so the verifier can hold the system to it.
+ * right behind it, a quarter up to about a second later, while its payment is being charged, and a
+ * quarter as soon as the provider has charged it, when {@link #cancelSomeOnceCharged told} how to
+ * tell). Remembers what it sent so the verifier can hold the system to it.
  */
 public final class LoadProducer implements AutoCloseable {
 
@@ -94,6 +96,19 @@ public final class LoadProducer implements AutoCloseable {
   /** A CancelOrder held back until {@code dueAfterOrder} orders have been sent. */
   private record LateCancel(int dueAfterOrder, String customer, String placeKey) {}
 
+  /** A CancelOrder held back until its order's payment is charged, or until {@code dueAtNanos}. */
+  private record CancelOnceCharged(long dueAtNanos, String customer, String placeKey) {}
+
+  /** Which orders the payment provider has charged, by the keys that placed them. */
+  @FunctionalInterface
+  public interface Charges {
+    /**
+     * Answers the keys among {@code placeKeys} whose order's payment is charged, or can no longer
+     * be; an exception counts as none yet (the database may be down in a chaos run).
+     */
+    Set<String> chargedAmong(Collection<String> placeKeys) throws Exception;
+  }
+
   /** Told of each record as it is handed to the producer. */
   @FunctionalInterface
   interface SendListener {
@@ -109,6 +124,10 @@ public final class LoadProducer implements AutoCloseable {
   private final Sent sent = new Sent();
   private final List<String[]> recent = new ArrayList<>();
   private final List<LateCancel> lateCancels = new ArrayList<>();
+  private final List<CancelOnceCharged> cancelsOnceCharged = new ArrayList<>();
+  private Charges charges;
+  private long patienceNanos;
+  private long chargesAskedAtNanos;
   private SendListener listener = (kind, key) -> {};
 
   public LoadProducer(
@@ -140,6 +159,18 @@ public final class LoadProducer implements AutoCloseable {
   /** Replaces the listener told of each send; call before {@link #send(int, int, Gate)}. */
   void onEachSend(SendListener listener) {
     this.listener = listener;
+  }
+
+  /**
+   * Holds a quarter of the cancels back until the provider has charged their order, asking {@code
+   * charges} at most twice a second, and sends each at the latest {@code patience} after its order.
+   * The cancel then races the charge's webhook to the order, and a run always has cancelled orders
+   * whose captured money must go back, however slow its pipeline. Without it those cancels go about
+   * a second later, like the ones racing the payment. Call before {@link #send(int, int, Gate)}.
+   */
+  public void cancelSomeOnceCharged(Charges charges, Duration patience) {
+    this.charges = charges;
+    this.patienceNanos = patience.toNanos();
   }
 
   public Sent sent() {
@@ -192,10 +223,16 @@ public final class LoadProducer implements AutoCloseable {
       sent.validKeys.add(key);
       remember(key, customer, order);
       if (random.nextDouble() < cancelShare) {
-        if (random.nextBoolean()) {
+        int when = random.nextInt(4);
+        if (when < 2) {
           // Right behind its order in the same partition: only a consumer that applies a partition
           // out of order cancels before the order exists.
           cancel(customer, key);
+        } else if (when == 3 && charges != null) {
+          // As soon as the provider has charged: the cancel races the charge's webhook to the
+          // order, and what the provider captured has to go back.
+          cancelsOnceCharged.add(
+              new CancelOnceCharged(System.nanoTime() + patienceNanos, customer, key));
         } else {
           // Later, while the order's payment is requested, charged or captured: the cancel races
           // with the payment, and whatever the provider took has to go back.
@@ -223,10 +260,42 @@ public final class LoadProducer implements AutoCloseable {
         sent.malformedKeys.add(malformedKey);
       }
       sendLateCancels(i + 1);
+      sendCancelsOnceCharged();
       pace(started, ++pacedSinceStart, perSecond);
     }
     sendLateCancels(Integer.MAX_VALUE);
+    while (!cancelsOnceCharged.isEmpty()) {
+      sendCancelsOnceCharged();
+      Thread.sleep(100);
+    }
     producer.flush();
+  }
+
+  /** Sends the held-back cancels whose order is charged, or whose patience has run out. */
+  private void sendCancelsOnceCharged() {
+    long now = System.nanoTime();
+    if (cancelsOnceCharged.isEmpty() || now - chargesAskedAtNanos < 500_000_000L) {
+      return;
+    }
+    chargesAskedAtNanos = now;
+    Set<String> charged;
+    try {
+      charged =
+          charges.chargedAmong(
+              cancelsOnceCharged.stream().map(CancelOnceCharged::placeKey).toList());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      charged = Set.of();
+    } catch (Exception notKnownYet) {
+      charged = Set.of();
+    }
+    for (var held = cancelsOnceCharged.iterator(); held.hasNext(); ) {
+      CancelOnceCharged cancel = held.next();
+      if (charged.contains(cancel.placeKey()) || now - cancel.dueAtNanos() >= 0) {
+        cancel(cancel.customer(), cancel.placeKey());
+        held.remove();
+      }
+    }
   }
 
   /** Sends the held-back cancels due once {@code ordersSent} orders are out. */

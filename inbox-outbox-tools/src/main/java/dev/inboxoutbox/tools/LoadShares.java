@@ -37,6 +37,6 @@ public final class LoadShares {
       paramLabel = "SHARE",
       defaultValue = "0.05",
       description =
-          "Share of orders followed by a CancelOrder naming their key in their partition, half right behind them, half up to a second later while their payment is charged, 0 to 1 (default ${DEFAULT-VALUE}).")
+          "Share of orders followed by a CancelOrder naming their key in their partition: half right behind them, the rest up to a second later while their payment is charged (iox chaos holds half of those until the provider has charged the order), 0 to 1 (default ${DEFAULT-VALUE}).")
   public double cancelShare;
 }
