@@ -291,6 +291,8 @@ final class ChaosRun {
             load.sent().validKeys.size(),
             ordersInFlight(progress, load),
             options.timeBoxed() ? " (at most " + pacer.maxInFlightSeen() + " while paced)" : "");
+        // Part of the settling: a run is quiet only once every cancel has gone.
+        load.sendHeldCancels();
         List<String> down =
             progress.awaitQuiescence(paymentsDb, bootstrap, options.quiescenceTimeout());
         fleet.stopRestarting();

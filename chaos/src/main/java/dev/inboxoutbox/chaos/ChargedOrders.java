@@ -17,14 +17,24 @@ import java.util.stream.Collectors;
 /**
  * Which orders the provider has charged, for the load's cancels that wait for the charge: the order
  * service names an order's payment {@code "pay-" + orderId} (docs/flows.md), and the provider's
- * ledger has the charge. An order that is no longer placed (paid, failed or cancelled) counts too:
- * waiting longer would not make its cancel race the payment.
+ * ledger has the charge. An order no longer placed (paid, failed or cancelled) counts too, and so
+ * does a PlaceOrder the order service refused (out of stock, a conflict): waiting longer would not
+ * make their cancels race a payment.
  */
 final class ChargedOrders implements LoadProducer.Charges {
 
+  /**
+   * Each key with its orders (several, or one with a suffixed key, under the no-dedup control) and
+   * whether the order service refused it.
+   */
   private static final String ORDERS_PLACED_BY =
       """
-      SELECT placed_by, order_id, status FROM orders WHERE placed_by = ANY (?)
+      SELECT k.placed_by, o.order_id, o.status,
+             EXISTS (SELECT FROM inbox i
+                      WHERE i.operation = 'order-commands' AND i.idempotency_key = k.placed_by
+                        AND i.status = 'FAILED') AS refused
+        FROM unnest(CAST(? AS text[])) AS k (placed_by)
+        LEFT JOIN orders o ON split_part(o.placed_by, '~', 1) = k.placed_by
       """;
 
   private final Database ordersDb;
@@ -48,8 +58,13 @@ final class ChargedOrders implements LoadProducer.Charges {
       query.setArray(1, connection.createArrayOf("text", placeKeys.toArray()));
       try (ResultSet order = query.executeQuery()) {
         while (order.next()) {
-          if (!order.getString("status").equals("PLACED")
-              || charged.contains("pay-" + order.getString("order_id"))) {
+          String orderId = order.getString("order_id");
+          boolean due =
+              orderId == null
+                  ? order.getBoolean("refused")
+                  : !order.getString("status").equals("PLACED")
+                      || charged.contains("pay-" + orderId);
+          if (due) {
             answer.add(order.getString("placed_by"));
           }
         }

@@ -166,7 +166,8 @@ public final class LoadProducer implements AutoCloseable {
    * charges} at most twice a second, and sends each at the latest {@code patience} after its order.
    * The cancel then races the charge's webhook to the order, and a run always has cancelled orders
    * whose captured money must go back, however slow its pipeline. Without it those cancels go about
-   * a second later, like the ones racing the payment. Call before {@link #send(int, int, Gate)}.
+   * a second later, like the ones racing the payment. Call before {@link #send(int, int, Gate)},
+   * and {@link #sendHeldCancels()} after it.
    */
   public void cancelSomeOnceCharged(Charges charges, Duration patience) {
     this.charges = charges;
@@ -264,6 +265,15 @@ public final class LoadProducer implements AutoCloseable {
       pace(started, ++pacedSinceStart, perSecond);
     }
     sendLateCancels(Integer.MAX_VALUE);
+    producer.flush();
+  }
+
+  /**
+   * Sends the cancels still waiting for their order's charge, each as soon as it is due, and
+   * returns when none is left: at the latest the patience after the last order. The load itself
+   * ends with {@link #send(int, int, Gate)}; a run settles after this.
+   */
+  public void sendHeldCancels() throws InterruptedException {
     while (!cancelsOnceCharged.isEmpty()) {
       sendCancelsOnceCharged();
       Thread.sleep(100);

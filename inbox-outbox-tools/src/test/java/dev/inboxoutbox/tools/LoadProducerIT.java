@@ -49,6 +49,7 @@ class LoadProducerIT {
           },
           Duration.ofSeconds(3));
       load.send(ORDERS, 100);
+      load.sendHeldCancels();
       sent = load.sent();
     }
 
