@@ -2,6 +2,7 @@ package dev.inboxoutbox.consumer;
 
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -52,8 +53,13 @@ public final class BatchProcessor {
     this.stats = new ConsumerStats();
     this.hooks = b.hooks;
     this.validator = new RecordValidator(settings, b.inbox, stats);
+    RecordTracing tracing =
+        b.observations == null
+            ? RecordTracing.OFF
+            : new ObservedRecords(b.observations, settings.operation());
     this.unitOfWork =
-        new ClaimAndApply(transactions, b.inbox, b.outbox, settings, handler, stats, hooks);
+        new ClaimAndApply(
+            transactions, b.inbox, b.outbox(), settings, handler, stats, hooks, tracing);
     this.fallback = new SingleRecordFallback(unitOfWork);
     this.deadLetters =
         new DeadLetterPublisher(
@@ -61,7 +67,8 @@ public final class BatchProcessor {
                 Objects.requireNonNull(b.deadLetterProducer, "deadLetterProducer"),
                 settings.deadLetterSuffix(),
                 settings.operation()),
-            stats);
+            stats,
+            tracing);
   }
 
   /**
@@ -282,8 +289,9 @@ public final class BatchProcessor {
     private MessageHandler handler;
     private Producer<String, byte[]> deadLetterProducer;
     private Inbox inbox = Inbox.builder().build();
-    private Outbox outbox = Outbox.builder().build();
+    private Outbox outbox;
     private Hooks hooks = Hooks.NONE;
+    private ObservationRegistry observations;
 
     private Builder(ConsumerSettings settings) {
       this.settings = settings;
@@ -327,6 +335,19 @@ public final class BatchProcessor {
       return this;
     }
 
+    /**
+     * Observes each record: an {@code inbox.consume} observation continuing the trace of its {@code
+     * traceparent} header, tagged with the inbox's decision ({@code new}, {@code duplicate}, {@code
+     * conflict}, {@code dead-letter}); the handler runs inside it. The default outbox observes its
+     * appends with the same registry; an outbox set with {@link #outbox} needs it too (its {@code
+     * observationRegistry}), or the trace ends at this consumer's events. Needs {@code
+     * io.micrometer:micrometer-observation} (an optional dependency); default: none.
+     */
+    public Builder observationRegistry(ObservationRegistry registry) {
+      this.observations = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
     /** Observes each batch; default {@link Hooks#NONE}. */
     public Builder hooks(Hooks hooks) {
       this.hooks = Objects.requireNonNull(hooks, "hooks");
@@ -339,6 +360,16 @@ public final class BatchProcessor {
 
     ConsumerSettings settings() {
       return settings;
+    }
+
+    private Outbox outbox() {
+      if (outbox != null) {
+        return outbox;
+      }
+      Outbox.Builder defaults = Outbox.builder();
+      return observations == null
+          ? defaults.build()
+          : defaults.observationRegistry(observations).build();
     }
 
     boolean hasDeadLetterProducer() {

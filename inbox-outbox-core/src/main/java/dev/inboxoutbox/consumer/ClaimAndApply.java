@@ -29,6 +29,7 @@ final class ClaimAndApply {
   private final MessageHandler handler;
   private final ConsumerStats stats;
   private final BatchProcessor.Hooks hooks;
+  private final RecordTracing tracing;
 
   ClaimAndApply(
       TransactionRunner transactions,
@@ -37,7 +38,9 @@ final class ClaimAndApply {
       ConsumerSettings settings,
       MessageHandler handler,
       ConsumerStats stats,
-      BatchProcessor.Hooks hooks) {
+      BatchProcessor.Hooks hooks,
+      RecordTracing tracing) {
+    this.tracing = tracing;
     this.transactions = transactions;
     this.inbox = inbox;
     this.outbox = outbox;
@@ -73,23 +76,23 @@ final class ClaimAndApply {
               List<Inbox.Completion> completions = new ArrayList<>();
               for (int i = 0; i < batch.size(); i++) {
                 ValidatedRecord validated = batch.get(i);
-                ClaimResult claim = claims.get(i);
-                if (claim instanceof ClaimResult.Duplicate) {
-                  applied.add(new Applied(null, 0, 0, true));
-                } else if (claim instanceof ClaimResult.Conflict conflict) {
-                  conflicts.add(conflictOf(validated, conflict));
-                } else {
-                  HandlerContext context =
-                      new HandlerContext(connection, outbox, validated.message());
-                  long started = System.nanoTime();
-                  attempt.inHandler = validated.message();
-                  Outcome outcome = runHandler(validated, context);
-                  attempt.inHandler = null;
-                  applied.add(
-                      new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
-                  if (claim instanceof ClaimResult.New fresh) {
-                    completions.add(Inbox.Completion.of(fresh, outcome));
-                  }
+                RecordTracing.RecordObservation observed =
+                    tracing.start(validated.record(), validated.message().idempotencyKey().value());
+                try {
+                  apply(
+                      connection,
+                      validated,
+                      claims.get(i),
+                      observed,
+                      attempt,
+                      applied,
+                      conflicts,
+                      completions);
+                } catch (Throwable e) {
+                  observed.failed(e);
+                  throw e;
+                } finally {
+                  observed.stop();
                 }
               }
               attempt.next(ConsumerStats.Stage.CORRECTION);
@@ -118,6 +121,39 @@ final class ClaimAndApply {
       }
     }
     return conflicts;
+  }
+
+  /** One record of the batch, as its claim decided: absorbed, dead-lettered or applied. */
+  private void apply(
+      Connection connection,
+      ValidatedRecord validated,
+      ClaimResult claim,
+      RecordTracing.RecordObservation observed,
+      Attempt attempt,
+      List<Applied> applied,
+      List<DeadLetters.Entry> conflicts,
+      List<Inbox.Completion> completions)
+      throws Exception {
+    if (claim instanceof ClaimResult.Duplicate) {
+      observed.decided(RecordTracing.Decision.DUPLICATE);
+      applied.add(new Applied(null, 0, 0, true));
+    } else if (claim instanceof ClaimResult.Conflict conflict) {
+      observed.decided(RecordTracing.Decision.CONFLICT);
+      conflicts.add(conflictOf(validated, conflict));
+    } else {
+      observed.decided(RecordTracing.Decision.NEW);
+      HandlerContext context =
+          new HandlerContext(connection, outbox, validated.message(), tracing != RecordTracing.OFF);
+      long started = System.nanoTime();
+      attempt.inHandler = validated.message();
+      Outcome outcome = observed.inScope(() -> runHandler(validated, context));
+      attempt.inHandler = null;
+      observed.outcome(outcome.isRejection());
+      applied.add(new Applied(outcome, System.nanoTime() - started, context.emitted(), false));
+      if (claim instanceof ClaimResult.New fresh) {
+        completions.add(Inbox.Completion.of(fresh, outcome));
+      }
+    }
   }
 
   private List<ClaimResult> claim(Connection connection, List<ValidatedRecord> batch) {

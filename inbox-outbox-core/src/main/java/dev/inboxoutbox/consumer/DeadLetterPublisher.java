@@ -18,10 +18,12 @@ final class DeadLetterPublisher {
 
   private final DeadLetters deadLetters;
   private final ConsumerStats stats;
+  private final RecordTracing tracing;
 
-  DeadLetterPublisher(DeadLetters deadLetters, ConsumerStats stats) {
+  DeadLetterPublisher(DeadLetters deadLetters, ConsumerStats stats, RecordTracing tracing) {
     this.deadLetters = deadLetters;
     this.stats = stats;
+    this.tracing = tracing;
   }
 
   /**
@@ -44,6 +46,10 @@ final class DeadLetterPublisher {
     }
     for (DeadLetters.Entry entry : entries) {
       stats.deadLettered(entry.reason());
+      if (entry.reason() != DeadLetterReason.CONFLICT) {
+        // A conflict's claim was observed already, with its decision.
+        tracing.deadLettered(entry.record(), entry.reason());
+      }
       log.warn(
           "dead-lettered {}-{}@{} to {}: {} {}",
           entry.record().topic(),

@@ -11,12 +11,18 @@ public final class HandlerContext {
   private final Connection connection;
   private final Outbox outbox;
   private final IncomingMessage message;
+  private final boolean observed;
   private int emitted;
 
-  HandlerContext(Connection connection, Outbox outbox, IncomingMessage message) {
+  /**
+   * @param observed whether the record's observation is current while the handler runs: the outbox
+   *     then takes the trace from it, as a child of the incoming one
+   */
+  HandlerContext(Connection connection, Outbox outbox, IncomingMessage message, boolean observed) {
     this.connection = connection;
     this.outbox = outbox;
     this.message = message;
+    this.observed = observed;
   }
 
   /**
@@ -31,7 +37,9 @@ public final class HandlerContext {
   /**
    * Appends an event to the outbox in this transaction. Unless the event sets them, its causation
    * id is the incoming idempotency key, and the correlation id and traceparent are carried over
-   * from the incoming headers (the correlation id defaults to the incoming key).
+   * from the incoming headers (the correlation id defaults to the incoming key). A processor given
+   * an observation registry leaves the traceparent to the outbox, which takes the current trace:
+   * the record's span, a child of the incoming header's.
    */
   public void emit(OutboxEvent event) {
     emitAll(List.of(event));
@@ -56,7 +64,7 @@ public final class HandlerContext {
     if (event.correlationId().isEmpty()) {
       traced.correlationId(message.header("correlation-id").orElse(key));
     }
-    if (event.traceparent().isEmpty() && message.header("traceparent").isPresent()) {
+    if (!observed && event.traceparent().isEmpty() && message.header("traceparent").isPresent()) {
       traced.traceparent(message.header("traceparent").get());
     }
     return traced.build();

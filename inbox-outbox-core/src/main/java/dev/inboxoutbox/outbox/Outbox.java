@@ -1,5 +1,6 @@
 package dev.inboxoutbox.outbox;
 
+import io.micrometer.observation.ObservationRegistry;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,9 +38,11 @@ public final class Outbox {
   private static final String DELETE = "DELETE FROM outbox WHERE id = ANY(?::uuid[])";
 
   private final Policy policy;
+  private final AppendTracing tracing;
 
-  private Outbox(Policy policy) {
+  private Outbox(Policy policy, AppendTracing tracing) {
     this.policy = policy;
+    this.tracing = tracing;
   }
 
   public static Builder builder() {
@@ -63,50 +66,64 @@ public final class Outbox {
       if (events.isEmpty()) {
         return;
       }
-      int size = events.size();
-      String[] ids = new String[size];
-      String[] aggregateTypes = new String[size];
-      String[] aggregateIds = new String[size];
-      String[] types = new String[size];
-      String[] payloads = new String[size];
-      String[] traceparents = new String[size];
-      String[] correlationIds = new String[size];
-      String[] causationIds = new String[size];
-      for (int i = 0; i < size; i++) {
-        OutboxEvent event = events.get(i);
-        ids[i] = event.id().toString();
-        aggregateTypes[i] = event.aggregateType();
-        aggregateIds[i] = event.aggregateId();
-        types[i] = event.type();
-        payloads[i] = event.payloadJson();
-        traceparents[i] = event.traceparent().orElse(null);
-        correlationIds[i] = event.correlationId().orElse(null);
-        causationIds[i] = event.causationId().orElse(null);
-      }
-      try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-        int column = 1;
-        for (String[] values :
-            List.of(
-                ids,
-                aggregateTypes,
-                aggregateIds,
-                types,
-                payloads,
-                traceparents,
-                correlationIds,
-                causationIds)) {
-          insert.setArray(column++, connection.createArrayOf("text", values));
-        }
-        insert.executeUpdate();
-      }
-      if (policy == Policy.DELETE_AFTER_INSERT) {
-        try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
-          delete.setArray(1, connection.createArrayOf("text", ids));
-          delete.executeUpdate();
-        }
+      AppendTracing.Append append = tracing.start(events.size());
+      try {
+        insert(connection, events, append.traceparent());
+      } catch (SQLException | RuntimeException e) {
+        append.failed(e);
+        throw e;
+      } finally {
+        append.stop();
       }
     } catch (SQLException e) {
       throw new OutboxException("appending " + events.size() + " outbox event(s) failed", e);
+    }
+  }
+
+  /** An event without a trace context of its own takes {@code currentTraceparent}. */
+  private void insert(Connection connection, List<OutboxEvent> events, String currentTraceparent)
+      throws SQLException {
+    int size = events.size();
+    String[] ids = new String[size];
+    String[] aggregateTypes = new String[size];
+    String[] aggregateIds = new String[size];
+    String[] types = new String[size];
+    String[] payloads = new String[size];
+    String[] traceparents = new String[size];
+    String[] correlationIds = new String[size];
+    String[] causationIds = new String[size];
+    for (int i = 0; i < size; i++) {
+      OutboxEvent event = events.get(i);
+      ids[i] = event.id().toString();
+      aggregateTypes[i] = event.aggregateType();
+      aggregateIds[i] = event.aggregateId();
+      types[i] = event.type();
+      payloads[i] = event.payloadJson();
+      traceparents[i] = event.traceparent().orElse(currentTraceparent);
+      correlationIds[i] = event.correlationId().orElse(null);
+      causationIds[i] = event.causationId().orElse(null);
+    }
+    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+      int column = 1;
+      for (String[] values :
+          List.of(
+              ids,
+              aggregateTypes,
+              aggregateIds,
+              types,
+              payloads,
+              traceparents,
+              correlationIds,
+              causationIds)) {
+        insert.setArray(column++, connection.createArrayOf("text", values));
+      }
+      insert.executeUpdate();
+    }
+    if (policy == Policy.DELETE_AFTER_INSERT) {
+      try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
+        delete.setArray(1, connection.createArrayOf("text", ids));
+        delete.executeUpdate();
+      }
     }
   }
 
@@ -133,6 +150,7 @@ public final class Outbox {
   /** Builds an {@link Outbox}. */
   public static final class Builder {
     private Policy policy = Policy.KEEP;
+    private AppendTracing tracing = AppendTracing.OFF;
 
     private Builder() {}
 
@@ -142,8 +160,19 @@ public final class Outbox {
       return this;
     }
 
+    /**
+     * Observes appends made inside an observed scope (an HTTP request, a consumed record): each is
+     * an {@code outbox.append} observation, and events without a {@code traceparent} of their own
+     * get its trace context, so the trace continues through the relay to the next consumer. Needs
+     * {@code io.micrometer:micrometer-observation} (an optional dependency); default: none.
+     */
+    public Builder observationRegistry(ObservationRegistry registry) {
+      this.tracing = new ObservedAppends(Objects.requireNonNull(registry, "registry"));
+      return this;
+    }
+
     public Outbox build() {
-      return new Outbox(policy);
+      return new Outbox(policy, tracing);
     }
   }
 }
