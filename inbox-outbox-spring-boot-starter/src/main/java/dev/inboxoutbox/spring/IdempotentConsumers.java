@@ -8,6 +8,7 @@ import dev.inboxoutbox.consumer.KeyExtractor;
 import dev.inboxoutbox.consumer.TransactionRunner;
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.outbox.Outbox;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -57,7 +58,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
       Outbox outbox,
       Producer<String, byte[]> deadLetterProducer,
       List<IdempotentConsumerCustomizer> customizers,
-      BatchProcessor.Hooks hooks) {
+      BatchProcessor.Hooks hooks,
+      ObservationRegistry observations) {
     for (IdempotentConsumerDefinition definition : definitions) {
       if (processorsByOperation.containsKey(definition.operation())) {
         throw new IllegalStateException(
@@ -67,25 +69,23 @@ public final class IdempotentConsumers implements SmartLifecycle {
           definition.customizer().apply(settingsFrom(defaults, definition.operation()));
       customizers.forEach(customizer -> customizer.customize(definition.operation(), builder));
       ConsumerSettings settings = builder.build();
-      BatchProcessor processor =
+      BatchProcessor.Builder processor =
           BatchProcessor.builder(settings)
               .transactions(transactions)
               .handler(definition.handler())
               .deadLetterProducer(deadLetterProducer)
               .inbox(inbox)
               .outbox(outbox)
-              .hooks(hooks)
-              .build();
-      processorsByOperation.put(definition.operation(), processor);
+              .hooks(hooks);
+      if (observations != null) {
+        processor.observationRegistry(observations);
+      }
+      BatchProcessor built = processor.build();
+      processorsByOperation.put(definition.operation(), built);
       containersByOperation.put(
           definition.operation(),
           container(
-              containerFactory,
-              definition,
-              settings,
-              kafkaConsumerProperties,
-              defaults,
-              processor));
+              containerFactory, definition, settings, kafkaConsumerProperties, defaults, built));
     }
   }
 

@@ -8,6 +8,7 @@ import dev.inboxoutbox.inbox.Inbox.Retention;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.retention.RetentionCleaner;
 import dev.inboxoutbox.spring.schema.InboxOutboxSchemaInitializer;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,8 +102,12 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @DependsOnDatabaseInitialization
-  Outbox outbox(InboxOutboxProperties properties) {
-    return Outbox.builder().policy(properties.outbox().policy()).build();
+  Outbox outbox(
+      InboxOutboxProperties properties, ObjectProvider<ObservationRegistry> observations) {
+    Outbox.Builder outbox = Outbox.builder().policy(properties.outbox().policy());
+    // With Micrometer Tracing, an append inside a request or a consumed record continues its trace.
+    observations.ifAvailable(outbox::observationRegistry);
+    return outbox.build();
   }
 
   /**
@@ -163,7 +168,8 @@ public class InboxOutboxAutoConfiguration {
       @Qualifier("inboxOutboxDeadLetterProducerFactory")
           DefaultKafkaProducerFactory<String, byte[]> inboxOutboxDeadLetterProducerFactory,
       ObjectProvider<IdempotentConsumerCustomizer> customizers,
-      ObjectProvider<BatchProcessor.Hooks> hooks) {
+      ObjectProvider<BatchProcessor.Hooks> hooks,
+      ObjectProvider<ObservationRegistry> observations) {
     return new IdempotentConsumers(
         definitions.orderedStream().toList(),
         kafkaListenerContainerFactory,
@@ -174,7 +180,8 @@ public class InboxOutboxAutoConfiguration {
         outbox,
         inboxOutboxDeadLetterProducerFactory.createProducer(),
         customizers.orderedStream().toList(),
-        allOf(hooks.orderedStream().toList()));
+        allOf(hooks.orderedStream().toList()),
+        observations.getIfAvailable(() -> null));
   }
 
   /** Every {@link BatchProcessor.Hooks} bean, called in order. */
