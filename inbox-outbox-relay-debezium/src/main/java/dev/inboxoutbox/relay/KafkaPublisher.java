@@ -43,6 +43,7 @@ final class KafkaPublisher
   private final String markPublishedSql;
   private final RelayListener listener;
   private final Consumer<List<PublishedEvent>> onAcknowledged;
+  private final PublishTracing tracing;
 
   /** System.nanoTime() when the previous batch was done; 0 before the first. */
   private long lastFinished;
@@ -53,7 +54,9 @@ final class KafkaPublisher
       String outboxTable,
       CommitVisibility visibility,
       RelayListener listener,
-      Consumer<List<PublishedEvent>> onAcknowledged) {
+      Consumer<List<PublishedEvent>> onAcknowledged,
+      PublishTracing tracing) {
+    this.tracing = tracing;
     this.producer = producer;
     this.markingConnection = markingConnection;
     this.markPublishedSql = markingConnection == null ? null : markPublishedSql(outboxTable);
@@ -113,7 +116,9 @@ final class KafkaPublisher
     }
     awaitVisible(transactions);
     List<Future<RecordMetadata>> acknowledgements = new ArrayList<>(outgoing.size());
+    List<PublishTracing.Publish> publications = new ArrayList<>(outgoing.size());
     for (ProducerRecord<String, byte[]> record : outgoing) {
+      publications.add(tracing.start(record));
       acknowledgements.add(producer.send(record));
     }
     long sent = System.nanoTime();
@@ -131,6 +136,7 @@ final class KafkaPublisher
     for (int i = 0; i < acknowledgements.size(); i++) {
       try {
         RecordMetadata metadata = acknowledgements.get(i).get();
+        publications.get(i).stop();
         published.add(
             new PublishedEvent(
                 eventIds.get(i),
@@ -140,6 +146,8 @@ final class KafkaPublisher
                 metadata.offset(),
                 Instant.now()));
       } catch (ExecutionException e) {
+        publications.get(i).failed(e.getCause());
+        publications.get(i).stop();
         RelayException rejected =
             new RelayException(
                 "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());

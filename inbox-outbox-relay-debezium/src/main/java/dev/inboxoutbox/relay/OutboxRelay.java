@@ -4,6 +4,7 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -65,6 +66,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final RelaySettings settings;
   private final RelayHeartbeat heartbeat;
   private final RelayListener listener;
+  private final PublishTracing tracing;
   private final String instanceName = "iox-relay-" + UUID.randomUUID().toString().substring(0, 8);
   private final ExecutorService leaderThread;
   private final ExecutorService engineThread;
@@ -83,6 +85,7 @@ public final class OutboxRelay implements AutoCloseable {
     this.settings = builder.settings;
     this.heartbeat = new RelayHeartbeat(settings);
     this.listener = builder.listener;
+    this.tracing = builder.tracing;
     this.leaderThread = Executors.newSingleThreadExecutor(named("iox-relay-leader"));
     this.engineThread = Executors.newSingleThreadExecutor(named("iox-relay-engine"));
   }
@@ -216,7 +219,8 @@ public final class OutboxRelay implements AutoCloseable {
               settings.outboxTable(),
               new CommitVisibility(session),
               listener,
-              this::acknowledged);
+              this::acknowledged,
+              tracing);
       DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
           DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
               .using(EngineConfiguration.of(settings, slotExists))
@@ -441,6 +445,7 @@ public final class OutboxRelay implements AutoCloseable {
   public static final class Builder {
     private final RelaySettings settings;
     private RelayListener listener = RelayListener.NONE;
+    private PublishTracing tracing = PublishTracing.OFF;
 
     private Builder(RelaySettings settings) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -452,6 +457,18 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public Builder listener(RelayListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Observes each event whose row carries a trace context: an {@code outbox.relay} observation
+     * continuing it, and under it an {@code outbox.relay.publish} observation from hand-over to
+     * Kafka's acknowledgement, whose context the record's {@code traceparent} header then carries.
+     * Needs {@code io.micrometer:micrometer-observation} (an optional dependency); default: none,
+     * and the row's headers go out as they are.
+     */
+    public Builder observationRegistry(ObservationRegistry registry) {
+      this.tracing = new ObservedPublishes(Objects.requireNonNull(registry, "registry"));
       return this;
     }
 

@@ -75,7 +75,8 @@ class KafkaPublisherIT {
             "public.outbox",
             new CommitVisibility(stamping),
             RelayListener.NONE,
-            events -> {});
+            events -> {},
+            PublishTracing.OFF);
 
     assertThatThrownBy(() -> publisher.handleBatch(List.of(change(event)), new NoCommitter()))
         .isInstanceOf(RelayException.class)
@@ -108,7 +109,8 @@ class KafkaPublisherIT {
             "public.outbox",
             new CommitVisibility(stamping),
             events -> stampedWhenHeard.add(stampedSeenFromElsewhere()),
-            events -> {});
+            events -> {},
+            PublishTracing.OFF);
 
     publisher.handleBatch(List.of(change(event)), new NoCommitter());
 

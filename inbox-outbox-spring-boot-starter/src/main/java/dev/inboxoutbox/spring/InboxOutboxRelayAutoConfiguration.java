@@ -4,6 +4,7 @@ import dev.inboxoutbox.relay.OutboxRelay;
 import dev.inboxoutbox.relay.PublishedEvent;
 import dev.inboxoutbox.relay.RelayListener;
 import dev.inboxoutbox.relay.RelaySettings;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -43,7 +44,8 @@ public class InboxOutboxRelayAutoConfiguration {
       ObjectProvider<JdbcConnectionDetails> jdbc,
       KafkaConnectionDetails kafkaConnection,
       Environment environment,
-      ObjectProvider<RelayListener> listeners) {
+      ObjectProvider<RelayListener> listeners,
+      ObjectProvider<ObservationRegistry> observations) {
     InboxOutboxProperties.RelayProperties relay = properties.relay();
     // Boot's connection details (properties, or a service connection such as Testcontainers'),
     // so the relay reads the same database and cluster as the rest of the application.
@@ -78,7 +80,9 @@ public class InboxOutboxRelayAutoConfiguration {
               }
             });
     List<RelayListener> relayListeners = listeners.orderedStream().toList();
-    return OutboxRelay.builder(settings.build())
+    OutboxRelay.Builder builder = OutboxRelay.builder(settings.build());
+    observations.ifAvailable(builder::observationRegistry);
+    return builder
         .listener(
             new RelayListener() {
               @Override

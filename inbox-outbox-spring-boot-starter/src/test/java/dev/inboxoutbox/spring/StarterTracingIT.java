@@ -108,8 +108,10 @@ class StarterTracingIT {
         .isEqualTo("new");
     SpanData append = TRACING.spansNamed("outbox append").get(0);
     assertThat(append.getParentSpanId()).isEqualTo(record.getSpanId());
+    SpanData publish = TRACING.spansNamed(topic + ".events.order publish").get(0);
+    assertThat(publish.getTraceId()).isEqualTo(traceId);
     assertThat(header(relayed.get(0), "traceparent"))
-        .as("the relayed event continues the trace from the append")
-        .isEqualTo("00-" + traceId + "-" + append.getSpanId() + "-01");
+        .as("the relayed event continues the trace from the relay's publication")
+        .isEqualTo("00-" + traceId + "-" + publish.getSpanId() + "-01");
   }
 }
