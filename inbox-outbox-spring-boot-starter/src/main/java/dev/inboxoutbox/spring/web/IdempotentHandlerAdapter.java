@@ -11,6 +11,8 @@ import dev.inboxoutbox.inbox.Inbox.Status;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.inbox.Scope;
 import dev.inboxoutbox.spring.SpringTransactionRunner;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -63,13 +65,16 @@ final class IdempotentHandlerAdapter
   private final PlatformTransactionManager transactions;
   private final ObjectProvider<RequestMappingHandlerAdapter> invoker;
   private final HttpIdempotencyProperties properties;
+  private final ObservationRegistry observations;
 
   IdempotentHandlerAdapter(
       Inbox inbox,
       DataSource dataSource,
       PlatformTransactionManager transactions,
       ObjectProvider<RequestMappingHandlerAdapter> invoker,
-      HttpIdempotencyProperties properties) {
+      HttpIdempotencyProperties properties,
+      ObservationRegistry observations) {
+    this.observations = observations;
     this.inbox = inbox;
     this.dataSource = dataSource;
     this.transactions = transactions;
@@ -146,10 +151,12 @@ final class IdempotentHandlerAdapter
     try {
       if (!withConnection(connection -> InFlightLock.tryAcquire(connection, claim))) {
         transactions.rollback(transaction);
+        decided(claim, "in-flight");
         inProgress(response);
         return;
       }
       ClaimResult result = withConnection(connection -> inbox.claim(connection, claim));
+      decided(claim, decision(result));
       if (!(result instanceof ClaimResult.New fresh)) {
         transactions.rollback(transaction); // nothing was written
         answerRepeat(result, response);
@@ -205,6 +212,33 @@ final class IdempotentHandlerAdapter
               + " transaction commits",
           null);
     }
+  }
+
+  /**
+   * Tags the request's observation (the HTTP server span, when the application traces) with what
+   * the inbox decided. High-cardinality key values: they reach the span, not the request metrics,
+   * whose tags stay the same for every endpoint.
+   */
+  private void decided(ClaimRequest claim, String decision) {
+    Observation request = observations.getCurrentObservation();
+    if (request != null) {
+      request
+          .highCardinalityKeyValue("inbox.operation", claim.scope().operation())
+          .highCardinalityKeyValue("inbox.idempotency_key", claim.key().value())
+          .highCardinalityKeyValue("inbox.decision", decision);
+    }
+  }
+
+  private static String decision(ClaimResult result) {
+    if (result instanceof ClaimResult.New) {
+      return "new";
+    }
+    if (result instanceof ClaimResult.Conflict) {
+      return "conflict";
+    }
+    return ((ClaimResult.Duplicate) result).original().status() == Status.PROCESSING
+        ? "in-flight"
+        : "duplicate";
   }
 
   private void answerRepeat(ClaimResult result, HttpServletResponse response) throws IOException {

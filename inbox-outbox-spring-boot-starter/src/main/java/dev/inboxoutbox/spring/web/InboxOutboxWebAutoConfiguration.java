@@ -2,6 +2,7 @@ package dev.inboxoutbox.spring.web;
 
 import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.spring.InboxOutboxAutoConfiguration;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,8 +45,15 @@ public class InboxOutboxWebAutoConfiguration {
       DataSource dataSource,
       PlatformTransactionManager transactions,
       ObjectProvider<RequestMappingHandlerAdapter> invoker,
-      HttpIdempotencyProperties properties) {
-    return new IdempotentHandlerAdapter(inbox, dataSource, transactions, invoker, properties);
+      HttpIdempotencyProperties properties,
+      ObjectProvider<ObservationRegistry> observations) {
+    return new IdempotentHandlerAdapter(
+        inbox,
+        dataSource,
+        transactions,
+        invoker,
+        properties,
+        observations.getIfAvailable(() -> ObservationRegistry.NOOP));
   }
 
   @Bean

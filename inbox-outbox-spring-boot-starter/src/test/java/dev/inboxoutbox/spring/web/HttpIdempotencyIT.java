@@ -1,10 +1,16 @@
 package dev.inboxoutbox.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.spring.DevStackApplication;
 import dev.inboxoutbox.testing.jdbc.Rows;
+import dev.inboxoutbox.testing.tracing.InMemoryTracing;
+import io.micrometer.observation.ObservationRegistry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -41,10 +47,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.filter.ServerHttpObservationFilter;
 
 /** {@link IdempotentEndpoint} on a real servlet container, PostgreSQL and the starter's wiring. */
 class HttpIdempotencyIT {
 
+  private static final InMemoryTracing TRACING = new InMemoryTracing();
   private static DevStackApplication app;
   private static URI base;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -58,6 +66,17 @@ class HttpIdempotencyIT {
   @EnableAutoConfiguration
   @Import(Widgets.class)
   static class App {
+    /** The application traces its requests (OpenTelemetry behind Micrometer). */
+    @Bean
+    ObservationRegistry observationRegistry() {
+      return TRACING.registry();
+    }
+
+    @Bean
+    ServerHttpObservationFilter requestObservations(ObservationRegistry observations) {
+      return new ServerHttpObservationFilter(observations);
+    }
+
     /** Stands in for Spring Security: the principal named by a header. */
     @Bean
     Filter testUser() {
@@ -177,6 +196,30 @@ class HttpIdempotencyIT {
                     + " AND status = 'COMPLETED' AND outcome_code = 201",
                 key))
         .isEqualTo(1);
+  }
+
+  @Test
+  void theRequestsSpanSaysWhatTheInboxDecided() throws Exception {
+    String key = UUID.randomUUID().toString();
+
+    post(key, "{\"name\":\"traced\"}");
+    post(key, "{\"name\":\"traced\"}");
+    post(key, "{\"name\":\"other\"}");
+
+    List<String> decisions =
+        await("the three requests' spans")
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () ->
+                    TRACING.finishedSpans().stream()
+                        .filter(span -> span.getKind() == SpanKind.SERVER)
+                        .filter(span -> key.equals(requestKey(span)))
+                        .map(
+                            span ->
+                                span.getAttributes().get(AttributeKey.stringKey("inbox.decision")))
+                        .toList(),
+                spans -> spans.size() == 3);
+    assertThat(decisions).containsExactly("new", "duplicate", "conflict");
   }
 
   @Test
@@ -352,6 +395,10 @@ class HttpIdempotencyIT {
           .contains("\"inbox-outbox.http.replayed-headers\"")
           .contains("Request header carrying the idempotency key");
     }
+  }
+
+  private static String requestKey(SpanData span) {
+    return span.getAttributes().get(AttributeKey.stringKey("inbox.idempotency_key"));
   }
 
   private HttpResponse<String> post(String key, String body) throws Exception {
