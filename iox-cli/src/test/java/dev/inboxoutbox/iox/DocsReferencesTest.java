@@ -52,6 +52,14 @@ class DocsReferencesTest {
           "NoSuchMethodException",
           "RuntimeException",
           "DataSource",
+          // Micrometer and OpenTelemetry
+          "ObservationRegistry",
+          "DefaultTracingObservationHandler",
+          "PropagatingReceiverTracingObservationHandler",
+          "PropagatingSenderTracingObservationHandler",
+          "Slf4JEventListener",
+          "EventPublishingContextWrapper",
+          "ContextStorage",
           // Kafka clients, the broker and Kafka Connect
           "BrokerServer",
           "CommitFailedException",
