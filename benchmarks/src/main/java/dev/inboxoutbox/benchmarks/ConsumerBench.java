@@ -150,6 +150,7 @@ final class ConsumerBench {
     Figure singleBaseline = shape(new Shape(1, false), single);
     shape(new Shape(3, false), three);
     shape(new Shape(1, true), single);
+    tracing(new Shape(1, false), single);
     figures.add(
         PART,
         "1p/1t naive read-then-write (avoid)",
@@ -221,6 +222,58 @@ final class ConsumerBench {
       throw failure;
     }
     return baseline;
+  }
+
+  /**
+   * The price of tracing: the inbox consumer with an application's tracer (every record a sampled
+   * span around its claim and handler) against the same consumer without a registry, in alternating
+   * runs after a warm-up of each.
+   */
+  private void tracing(Shape shape, Topic topic) throws Exception {
+    out.printf(
+        "%n%s, tracing: %d records on %s, the inbox consumer with and without an"
+            + " ObservationRegistry (OpenTelemetry, every span sampled)%n",
+        shape.name(), messages, topic.name());
+    List<ConsumerStages.Run> traced = new ArrayList<>();
+    List<ConsumerStages.Run> untraced = new ArrayList<>();
+    try (BenchTracer tracer = new BenchTracer()) {
+      measured(
+          shape,
+          "inbox traced",
+          "warm-up",
+          () -> inbox(shape, topic, "traced, warm-up", Disturbance.NONE, tracer));
+      measured(shape, "inbox", "warm-up", () -> inbox(shape, topic, "untraced, warm-up"));
+      for (int i = 0; i < repeat; i++) {
+        String label = "run " + (i + 1);
+        Measurement tracedRun =
+            () -> inbox(shape, topic, "traced, " + label, Disturbance.NONE, tracer);
+        Measurement untracedRun = () -> inbox(shape, topic, "untraced, " + label);
+        if (i % 2 == 0) {
+          traced.add(measured(shape, "inbox traced", label, tracedRun));
+          untraced.add(measured(shape, "inbox", label, untracedRun));
+        } else {
+          untraced.add(measured(shape, "inbox", label, untracedRun));
+          traced.add(measured(shape, "inbox traced", label, tracedRun));
+        }
+      }
+    }
+    Figure baseline =
+        figures.add(
+            PART,
+            shape.name() + " inbox, tracing off",
+            "msg/s",
+            Better.HIGHER,
+            rates(untraced),
+            Optional.empty(),
+            Optional.empty());
+    figures.add(
+        PART,
+        shape.name() + " inbox, tracing on",
+        "msg/s",
+        Better.HIGHER,
+        rates(traced),
+        Optional.of(baseline),
+        Optional.empty());
   }
 
   private Figure shapeFigures(
@@ -328,6 +381,13 @@ final class ConsumerBench {
 
   ConsumerStages.Run inbox(Shape shape, Topic topic, String label, Disturbance disturbance)
       throws Exception {
+    return inbox(shape, topic, label, disturbance, null);
+  }
+
+  /** One run of the inbox consumer; observed by {@code tracer} unless it is null. */
+  private ConsumerStages.Run inbox(
+      Shape shape, Topic topic, String label, Disturbance disturbance, BenchTracer tracer)
+      throws Exception {
     String run = "inbox-" + UUID.randomUUID();
     MessageHandler handler = shape.batchedWrites() ? batchedHandler(run) : perRecordHandler(run);
     int threads = shape.partitions();
@@ -348,9 +408,13 @@ final class ConsumerBench {
                   disturbance.batchCommitted(self.get(), records);
                 }
               };
+          BatchProcessor.Builder processor =
+              BatchProcessor.builder(run).dataSource(pool).handler(handler).hooks(hooks);
+          if (tracer != null) {
+            processor.observationRegistry(tracer.registry());
+          }
           IdempotentConsumer consumer =
-              IdempotentConsumer.builder(
-                      BatchProcessor.builder(run).dataSource(pool).handler(handler).hooks(hooks))
+              IdempotentConsumer.builder(processor)
                   .kafka(
                       Map.of(
                           "bootstrap.servers",
