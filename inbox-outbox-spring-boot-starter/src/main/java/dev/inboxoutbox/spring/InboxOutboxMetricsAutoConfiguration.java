@@ -224,7 +224,7 @@ public class InboxOutboxMetricsAutoConfiguration {
           .description(
               "overdue rows the latest run left, counted up to "
                   + RetentionCleaner.Backlog.COUNT_LIMIT)
-          .tag("step", RetentionHealthIndicator.stepName(step))
+          .tag("step", RetentionTotals.stepName(step))
           .register(registry);
     }
   }

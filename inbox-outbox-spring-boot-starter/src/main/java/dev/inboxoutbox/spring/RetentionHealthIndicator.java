@@ -49,7 +49,7 @@ final class RetentionHealthIndicator extends AbstractHealthIndicator {
       details.put("overdueSeconds", overdue.toSeconds());
       details.put("overdueRows", backlog.overdueRows());
       details.put("overdueRowsCapped", backlog.countCapped());
-      builder.withDetail(stepName(step), details);
+      builder.withDetail(RetentionTotals.stepName(step), details);
     }
     builder.withDetail("state", behind ? "BEHIND" : "KEEPING_UP");
     if (behind) {
@@ -57,14 +57,5 @@ final class RetentionHealthIndicator extends AbstractHealthIndicator {
     } else {
       builder.up();
     }
-  }
-
-  /** The step as metrics tag it: keys, bodies, outbox. */
-  static String stepName(RetentionCleaner.Step step) {
-    return switch (step) {
-      case DELETE_EXPIRED_KEYS -> "keys";
-      case PRUNE_OUTCOME_BODIES -> "bodies";
-      case DELETE_PUBLISHED_OUTBOX_ROWS -> "outbox";
-    };
   }
 }

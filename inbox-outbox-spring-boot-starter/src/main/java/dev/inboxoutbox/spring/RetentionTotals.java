@@ -77,4 +77,16 @@ final class RetentionTotals implements Consumer<RetentionCleaner.Report> {
   static double seconds(Duration duration) {
     return duration.toMillis() / 1000.0;
   }
+
+  /**
+   * The step as metrics and health name it: keys, bodies, outbox. Here, not in the health
+   * indicator: the meters are bound without Spring Boot's health module on the class path.
+   */
+  static String stepName(RetentionCleaner.Step step) {
+    return switch (step) {
+      case DELETE_EXPIRED_KEYS -> "keys";
+      case PRUNE_OUTCOME_BODIES -> "bodies";
+      case DELETE_PUBLISHED_OUTBOX_ROWS -> "outbox";
+    };
+  }
 }
