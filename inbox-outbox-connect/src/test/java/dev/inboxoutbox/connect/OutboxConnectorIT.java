@@ -6,13 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.MigratedDatabase;
+import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.connect.ConnectRest;
 import dev.inboxoutbox.devstack.connect.ConnectRest.SourceOffset;
 import dev.inboxoutbox.devstack.connect.ConnectWorker;
+import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.testing.kafka.TopicReader;
+import dev.inboxoutbox.testing.tracing.InMemoryTracing;
+import io.micrometer.observation.Observation;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -28,6 +34,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +112,55 @@ class OutboxConnectorIT {
         .as("the router's header for a null column (docs/relay.md)")
         .isNull();
     assertThat(rest.status(CONNECTOR).connector().state()).isEqualTo("RUNNING");
+  }
+
+  /**
+   * The trace of a request that appended an event reaches the consumer through the worker: the
+   * connector carries the row's context as the record's header, and an observed consumer continues
+   * it under the append's span.
+   */
+  @Test
+  void aRequestsTraceReachesAnObservedConsumerThroughTheWorker() throws Exception {
+    ConnectRest rest = worker.rest();
+    rest.putConnector(CONNECTOR, RelayFiles.connector());
+    rest.awaitRunning(CONNECTOR, PATIENCE);
+    String aggregateType = "trc" + UUID.randomUUID().toString().substring(0, 8);
+    try (InMemoryTracing tracing = new InMemoryTracing()) {
+      Outbox outbox = Outbox.builder().observationRegistry(tracing.registry()).build();
+      Observation request = Observation.start("http.server.requests", tracing.registry());
+      try (Observation.Scope scope = request.openScope();
+          Connection connection = database.connect()) {
+        connection.setAutoCommit(false);
+        outbox.append(connection, OutboxEvent.of(aggregateType, "order-1", "OrderPlaced", "{}"));
+        connection.commit();
+      } finally {
+        request.stop();
+      }
+      SpanData append = tracing.spansNamed("outbox append").get(0);
+
+      List<ConsumerRecord<String, byte[]>> published;
+      try (TopicReader reader = new TopicReader("outbox.event." + aggregateType)) {
+        published = reader.readUntil(seen -> !seen.isEmpty(), PATIENCE);
+      }
+      assertThat(header(published.get(0), "traceparent"))
+          .isEqualTo("00-" + append.getTraceId() + "-" + append.getSpanId() + "-01");
+
+      try (KafkaProducer<String, byte[]> deadLetters =
+          BatchProcessor.newDeadLetterProducer(
+              Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
+              "connect-traced")) {
+        BatchProcessor.builder("connect-traced")
+            .dataSource(database.dataSource())
+            .handler((message, context) -> Outcome.success())
+            .deadLetterProducer(deadLetters)
+            .observationRegistry(tracing.registry())
+            .build()
+            .process(published);
+      }
+      SpanData consumed = tracing.spansNamed("outbox.event." + aggregateType + " process").get(0);
+      assertThat(consumed.getTraceId()).isEqualTo(append.getTraceId());
+      assertThat(consumed.getParentSpanId()).isEqualTo(append.getSpanId());
+    }
   }
 
   @Test
