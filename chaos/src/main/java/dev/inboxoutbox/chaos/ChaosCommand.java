@@ -3,6 +3,8 @@ package dev.inboxoutbox.chaos;
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
+import dev.inboxoutbox.chaos.options.NegativeControl;
 import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.StopSignal;

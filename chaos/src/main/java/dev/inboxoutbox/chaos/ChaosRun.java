@@ -8,6 +8,8 @@ import dev.inboxoutbox.chaos.fleet.ServiceFleet;
 import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
 import dev.inboxoutbox.chaos.fleet.ServiceProcess;
 import dev.inboxoutbox.chaos.fleet.WebhookProxy;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
+import dev.inboxoutbox.chaos.options.NegativeControl;
 import dev.inboxoutbox.chaos.report.Report;
 import dev.inboxoutbox.chaos.report.Throughput;
 import dev.inboxoutbox.chaos.verify.Invariant;

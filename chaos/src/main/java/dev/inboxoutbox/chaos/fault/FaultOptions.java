@@ -1,6 +1,6 @@
 package dev.inboxoutbox.chaos.fault;
 
-import dev.inboxoutbox.chaos.ChaosOptions;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import java.time.Duration;
 import java.util.Arrays;

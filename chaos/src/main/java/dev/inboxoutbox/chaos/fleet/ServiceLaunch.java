@@ -1,6 +1,6 @@
 package dev.inboxoutbox.chaos.fleet;
 
-import dev.inboxoutbox.chaos.ChaosOptions;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;

@@ -1,11 +1,11 @@
 package dev.inboxoutbox.chaos.report;
 
-import dev.inboxoutbox.chaos.ChaosOptions;
-import dev.inboxoutbox.chaos.NegativeControl;
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
 import dev.inboxoutbox.chaos.fleet.Kill;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
+import dev.inboxoutbox.chaos.options.NegativeControl;
 import dev.inboxoutbox.chaos.verify.FaultRecovery;
 import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.ProofFloors;

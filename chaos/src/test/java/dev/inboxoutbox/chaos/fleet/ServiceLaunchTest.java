@@ -2,8 +2,8 @@ package dev.inboxoutbox.chaos.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inboxoutbox.chaos.ChaosOptions;
-import dev.inboxoutbox.chaos.NegativeControl;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
+import dev.inboxoutbox.chaos.options.NegativeControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -3,12 +3,12 @@ package dev.inboxoutbox.chaos.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
-import dev.inboxoutbox.chaos.ChaosOptions;
-import dev.inboxoutbox.chaos.NegativeControl;
 import dev.inboxoutbox.chaos.fault.FaultLog.Fault;
 import dev.inboxoutbox.chaos.fault.FaultLog.Kind;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
 import dev.inboxoutbox.chaos.fleet.Kill;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
+import dev.inboxoutbox.chaos.options.NegativeControl;
 import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.RunFigures;

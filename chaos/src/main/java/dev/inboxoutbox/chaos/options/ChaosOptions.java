@@ -1,4 +1,4 @@
-package dev.inboxoutbox.chaos;
+package dev.inboxoutbox.chaos.options;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,8 +1,9 @@
-package dev.inboxoutbox.chaos;
+package dev.inboxoutbox.chaos.options;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import dev.inboxoutbox.chaos.ChaosCommand;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.inboxoutbox.chaos;
+package dev.inboxoutbox.chaos.options;
 
 /**
  * A run with one guarantee broken on purpose, to show that the verifier notices: such a run must
