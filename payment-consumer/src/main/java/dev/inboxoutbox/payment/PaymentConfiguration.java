@@ -1,7 +1,7 @@
 package dev.inboxoutbox.payment;
 
-import dev.inboxoutbox.provider.WebhookSignature;
 import dev.inboxoutbox.spring.IdempotentConsumerDefinition;
+import dev.inboxoutbox.webhook.WebhookSignature;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;

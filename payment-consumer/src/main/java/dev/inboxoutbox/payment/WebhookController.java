@@ -1,8 +1,8 @@
 package dev.inboxoutbox.payment;
 
 import dev.inboxoutbox.inbox.IdempotencyKey;
-import dev.inboxoutbox.provider.WebhookSignature;
-import dev.inboxoutbox.provider.WebhookSignature.Verification;
+import dev.inboxoutbox.webhook.WebhookSignature;
+import dev.inboxoutbox.webhook.WebhookSignature.Verification;
 import java.time.Instant;
 import java.util.Map;
 import org.slf4j.Logger;

@@ -1,6 +1,7 @@
 package dev.inboxoutbox.provider;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inboxoutbox.webhook.WebhookSignature;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;

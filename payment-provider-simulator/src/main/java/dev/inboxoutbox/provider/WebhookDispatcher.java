@@ -1,5 +1,6 @@
 package dev.inboxoutbox.provider;
 
+import dev.inboxoutbox.webhook.WebhookSignature;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

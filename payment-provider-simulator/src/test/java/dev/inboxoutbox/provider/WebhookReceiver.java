@@ -3,6 +3,7 @@ package dev.inboxoutbox.provider;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.inboxoutbox.webhook.WebhookSignature;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -1,9 +1,9 @@
-package dev.inboxoutbox.provider;
+package dev.inboxoutbox.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.inboxoutbox.provider.WebhookSignature.Verification;
+import dev.inboxoutbox.webhook.WebhookSignature.Verification;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.inboxoutbox.provider;
+package dev.inboxoutbox.webhook;
 
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
