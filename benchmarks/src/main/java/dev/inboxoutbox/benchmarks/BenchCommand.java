@@ -1,7 +1,7 @@
 package dev.inboxoutbox.benchmarks;
 
+import dev.inboxoutbox.cli.DurationConverter;
 import dev.inboxoutbox.devstack.DevStackSettings;
-import dev.inboxoutbox.tools.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.inboxoutbox.benchmarks;
 
+import dev.inboxoutbox.cli.OperatorError;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.connect.ConnectRest;
 import dev.inboxoutbox.devstack.connect.ConnectWorker;
@@ -7,7 +8,6 @@ import dev.inboxoutbox.devstack.connect.OutboxConnectorFiles;
 import dev.inboxoutbox.devstack.connect.PluginPath;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
-import dev.inboxoutbox.tools.OperatorError;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,8 +3,8 @@ package dev.inboxoutbox.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inboxoutbox.cli.OperatorError;
 import dev.inboxoutbox.devstack.connect.OutboxConnectorFiles;
-import dev.inboxoutbox.tools.OperatorError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package dev.inboxoutbox.tools;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.inboxoutbox.cli.OperatorError;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

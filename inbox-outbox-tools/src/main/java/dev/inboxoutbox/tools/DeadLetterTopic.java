@@ -1,5 +1,6 @@
 package dev.inboxoutbox.tools;
 
+import dev.inboxoutbox.cli.OperatorError;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

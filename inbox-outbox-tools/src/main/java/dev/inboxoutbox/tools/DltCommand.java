@@ -1,5 +1,6 @@
 package dev.inboxoutbox.tools;
 
+import dev.inboxoutbox.cli.DurationConverter;
 import dev.inboxoutbox.consumer.DeadLetterReason;
 import java.io.PrintStream;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.inboxoutbox.tools;
 
+import dev.inboxoutbox.cli.OperatorError;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.io.PrintStream;
 import java.sql.Connection;

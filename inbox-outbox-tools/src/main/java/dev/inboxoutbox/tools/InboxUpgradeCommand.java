@@ -1,5 +1,6 @@
 package dev.inboxoutbox.tools;
 
+import dev.inboxoutbox.cli.OperatorError;
 import java.sql.SQLException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,5 +1,6 @@
 package dev.inboxoutbox.tools;
 
+import dev.inboxoutbox.cli.OperatorError;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

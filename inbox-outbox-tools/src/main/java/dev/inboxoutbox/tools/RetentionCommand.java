@@ -1,5 +1,6 @@
 package dev.inboxoutbox.tools;
 
+import dev.inboxoutbox.cli.DurationConverter;
 import dev.inboxoutbox.retention.RetentionCleaner;
 import java.time.Duration;
 import java.util.concurrent.Callable;

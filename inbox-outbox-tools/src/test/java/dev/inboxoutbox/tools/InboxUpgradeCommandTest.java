@@ -2,6 +2,7 @@ package dev.inboxoutbox.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inboxoutbox.cli.OperatorError;
 import java.net.ServerSocket;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package dev.inboxoutbox.tools;
 
+import dev.inboxoutbox.cli.OperatorError;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;

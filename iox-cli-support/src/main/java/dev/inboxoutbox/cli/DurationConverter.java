@@ -1,4 +1,4 @@
-package dev.inboxoutbox.tools;
+package dev.inboxoutbox.cli;
 
 import java.time.Duration;
 import picocli.CommandLine;
