@@ -9,7 +9,7 @@ import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.cli.DurationConverter;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.StopSignal;
-import dev.inboxoutbox.tools.LoadShares;
+import dev.inboxoutbox.orders.load.LoadShares;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;

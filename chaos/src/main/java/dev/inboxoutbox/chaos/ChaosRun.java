@@ -25,9 +25,9 @@ import dev.inboxoutbox.devstack.FreePorts;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.MachineLoad;
 import dev.inboxoutbox.devstack.TcpProxy;
+import dev.inboxoutbox.orders.load.LoadProducer;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import dev.inboxoutbox.provider.WebhookStats;
-import dev.inboxoutbox.tools.LoadProducer;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -263,7 +263,7 @@ final class ChaosRun {
             ClosedLoopPacer.live(
                 loadStarted.plus(options.window()),
                 progress::lastKnownCounts,
-                () -> load.sent().validKeys.size());
+                () -> load.sent().validKeys().size());
         Future<?> producing =
             background.submit(
                 () -> {
@@ -290,7 +290,7 @@ final class ChaosRun {
         out.printf(
             "load over after %d s: %d orders sent, %d in flight%s; settling%n",
             Duration.between(loadStarted, loadEnded).toSeconds(),
-            load.sent().validKeys.size(),
+            load.sent().validKeys().size(),
             ordersInFlight(progress, load),
             options.timeBoxed() ? " (at most " + pacer.maxInFlightSeen() + " while paced)" : "");
         // Part of the settling: a run is quiet only once every cancel has gone.
@@ -317,10 +317,10 @@ final class ChaosRun {
             RunFigures.summarise(
                 faults.all(),
                 RunEvidence.orderTimes(ordersDb.dataSource()),
-                load.sent().firstSentAtEpochMillis,
+                load.sent().firstSentAtEpochMillis(),
                 loadStarted.toEpochMilli(),
                 progress.duplicatesByOperation(),
-                load.sent().retries.get(),
+                load.sent().retries(),
                 RunEvidence.relayResendsByTopic(bootstrap),
                 webhooks.deliveries() - webhooks.events(),
                 RunEvidence.deadLettersByReason(bootstrap));
@@ -463,7 +463,7 @@ final class ChaosRun {
    * settled before the first).
    */
   private static long ordersInFlight(Progress progress, LoadProducer load) {
-    return Math.max(0, load.sent().validKeys.size() - progress.lastKnownCounts().drained());
+    return Math.max(0, load.sent().validKeys().size() - progress.lastKnownCounts().drained());
   }
 
   /**

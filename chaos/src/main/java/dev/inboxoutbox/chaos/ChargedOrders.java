@@ -1,10 +1,10 @@
 package dev.inboxoutbox.chaos;
 
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.orders.load.LoadProducer;
 import dev.inboxoutbox.provider.ChargeStatus;
 import dev.inboxoutbox.provider.LedgerEntry;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
-import dev.inboxoutbox.tools.LoadProducer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,6 +1,6 @@
 package dev.inboxoutbox.chaos;
 
-import dev.inboxoutbox.tools.LoadProducer;
+import dev.inboxoutbox.orders.load.LoadProducer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;

@@ -6,7 +6,7 @@ import dev.inboxoutbox.chaos.report.TimelinePoint;
 import dev.inboxoutbox.chaos.verify.KafkaLag;
 import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
-import dev.inboxoutbox.tools.LoadProducer;
+import dev.inboxoutbox.orders.load.LoadProducer;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -82,12 +82,7 @@ final class Progress {
     long atMillis = Duration.between(loadStarted, Instant.now()).toMillis();
     TimelinePoint point =
         new TimelinePoint(
-            atMillis,
-            load.sent().records.get(),
-            counts.orders(),
-            counts.settled(),
-            absorbed,
-            kills);
+            atMillis, load.sent().records(), counts.orders(), counts.settled(), absorbed, kills);
     List<TimelinePoint> samples;
     synchronized (this) {
       timeline.add(point);

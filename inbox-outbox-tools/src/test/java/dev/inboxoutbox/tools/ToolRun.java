@@ -21,7 +21,6 @@ record ToolRun(int exitCode, String out, String err) {
         InspectCommand.class,
         DltCommand.class,
         RetentionCommand.class,
-        ProduceCommand.class,
         InboxUpgradeCommand.class
       })
   private static final class Tools {}

@@ -1,8 +1,8 @@
 package dev.inboxoutbox.chaos.verify;
 
+import dev.inboxoutbox.orders.load.LoadProducer;
 import dev.inboxoutbox.provider.LedgerEntry;
 import dev.inboxoutbox.provider.RefundEntry;
-import dev.inboxoutbox.tools.LoadProducer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -94,14 +94,15 @@ public final class Verifier {
    * up there as a key never answered, so it is named here as what it is.
    */
   static Invariant loadAcknowledged(LoadProducer.Sent sent) {
-    long failed = sent.failedSends.get();
+    return loadAcknowledged(sent.records(), sent.failedSends(), sent.firstFailure().orElse(null));
+  }
+
+  static Invariant loadAcknowledged(long records, long failed, String firstFailure) {
     return Invariant.of(
         "every load record acknowledged by Kafka",
-        sent.records.get(),
+        records,
         failed,
-        failed == 0
-            ? "0 sends failed"
-            : failed + " sends failed, the first: " + sent.firstFailure.get());
+        failed == 0 ? "0 sends failed" : failed + " sends failed, the first: " + firstFailure);
   }
 
   private Invariant onePerKey(LoadProducer.Sent sent) throws SQLException {
@@ -120,13 +121,13 @@ public final class Verifier {
     Set<String> placedBy =
         strings(orders, "SELECT DISTINCT " + DELIVERED_PLACED_BY + " FROM orders");
     long lost =
-        sent.validKeys.stream()
+        sent.validKeys().stream()
             .filter(key -> !answered.contains(key) && !placedBy.contains(key))
             .count();
-    long strangers = placedBy.stream().filter(key -> !sent.validKeys.contains(key)).count();
+    long strangers = placedBy.stream().filter(key -> !sent.validKeys().contains(key)).count();
     return Invariant.of(
         "one order per distinct accepted key",
-        sent.validKeys.size(),
+        sent.validKeys().size(),
         twice + lost + strangers,
         twice
             + " keys with more than one order, "
@@ -291,14 +292,14 @@ public final class Verifier {
     Set<String> placedKeys =
         strings(orders, "SELECT DISTINCT " + DELIVERED_PLACED_BY + " FROM orders");
     long early =
-        OrderPerAggregate.cancelsBeforeTheirOrder(sent.cancelledOrderKeys, notFound, placedKeys);
+        OrderPerAggregate.cancelsBeforeTheirOrder(sent.cancelledOrderKeys(), notFound, placedKeys);
     return Invariant.of(
         "each order's commands applied in partition order",
-        sent.cancelledOrderKeys.size(),
+        sent.cancelledOrderKeys().size(),
         early,
         early
             + " of "
-            + sent.cancelledOrderKeys.size()
+            + sent.cancelledOrderKeys().size()
             + " CancelOrder commands applied before the order they follow");
   }
 
@@ -329,16 +330,16 @@ public final class Verifier {
       }
     }
     long conflictsMissing =
-        sent.conflictKeys.stream()
+        sent.conflictKeys().stream()
             .filter(k -> !reasonsByKey.getOrDefault(k, Set.of()).contains("CONFLICT"))
             .count();
     long malformedMissing =
-        sent.malformedKeys.stream()
+        sent.malformedKeys().stream()
             .filter(k -> !reasonsByKey.getOrDefault(k, Set.of()).contains("MALFORMED_PAYLOAD"))
             .count();
     return Invariant.of(
         "every conflict and malformed message dead-lettered with its reason",
-        sent.conflictKeys.size() + sent.malformedKeys.size(),
+        sent.conflictKeys().size() + sent.malformedKeys().size(),
         conflictsMissing + malformedMissing,
         conflictsMissing
             + " conflicts and "

@@ -1,11 +1,13 @@
-package dev.inboxoutbox.tools;
+package dev.inboxoutbox.orders.load;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -31,25 +33,65 @@ public final class LoadProducer implements AutoCloseable {
   public static final String TOPIC = "orders.commands";
   private static final int SKUS = 10;
 
-  /** What was sent, by key. */
+  /**
+   * What was sent, by key: read by the verifier while the load runs and after it, written by the
+   * load alone.
+   */
   public static final class Sent {
-    public final Set<String> validKeys = ConcurrentHashMap.newKeySet();
-    public final Set<String> conflictKeys = ConcurrentHashMap.newKeySet();
-    public final Set<String> malformedKeys = ConcurrentHashMap.newKeySet();
+    private final Set<String> validKeys = ConcurrentHashMap.newKeySet();
+    private final Set<String> conflictKeys = ConcurrentHashMap.newKeySet();
+    private final Set<String> malformedKeys = ConcurrentHashMap.newKeySet();
+    private final Map<String, String> cancelledOrderKeys = new ConcurrentHashMap<>();
+    private final AtomicLong records = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
+    private final Map<String, Long> firstSentAtEpochMillis = new ConcurrentHashMap<>();
+    private final AtomicLong failedSends = new AtomicLong();
+    private final AtomicReference<String> firstFailure = new AtomicReference<>();
+
+    /** The keys of the distinct orders sent. */
+    public Set<String> validKeys() {
+      return Collections.unmodifiableSet(validKeys);
+    }
+
+    /** Keys sent again with another order. */
+    public Set<String> conflictKeys() {
+      return Collections.unmodifiableSet(conflictKeys);
+    }
+
+    /** Keys of records that were not valid JSON. */
+    public Set<String> malformedKeys() {
+      return Collections.unmodifiableSet(malformedKeys);
+    }
 
     /** CancelOrder keys, each with the key of the PlaceOrder it names and follows. */
-    public final Map<String, String> cancelledOrderKeys = new ConcurrentHashMap<>();
+    public Map<String, String> cancelledOrderKeys() {
+      return Collections.unmodifiableMap(cancelledOrderKeys);
+    }
 
-    public final AtomicLong records = new AtomicLong();
-    public final AtomicLong retries = new AtomicLong();
+    /** Records handed to the producer. */
+    public long records() {
+      return records.get();
+    }
+
+    /** Client retries: orders sent again with their key, re-serialised. */
+    public long retries() {
+      return retries.get();
+    }
 
     /** When each distinct order was first sent (epoch ms): where its end-to-end latency starts. */
-    public final Map<String, Long> firstSentAtEpochMillis = new ConcurrentHashMap<>();
+    public Map<String, Long> firstSentAtEpochMillis() {
+      return Collections.unmodifiableMap(firstSentAtEpochMillis);
+    }
 
     /** Sends Kafka did not acknowledge: a broken run, not a broken consumer. */
-    public final AtomicLong failedSends = new AtomicLong();
+    public long failedSends() {
+      return failedSends.get();
+    }
 
-    public final AtomicReference<String> firstFailure = new AtomicReference<>();
+    /** The first send Kafka did not acknowledge, with its error. */
+    public Optional<String> firstFailure() {
+      return Optional.ofNullable(firstFailure.get());
+    }
 
     public Map<String, Object> summary() {
       return Map.of(

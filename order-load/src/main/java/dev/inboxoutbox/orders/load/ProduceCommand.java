@@ -1,4 +1,4 @@
-package dev.inboxoutbox.tools;
+package dev.inboxoutbox.orders.load;
 
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -67,7 +67,7 @@ public final class ProduceCommand implements Callable<Integer> {
       load.send(count, rate);
       System.out.println("sent " + load.sent().describe());
       // Exit 1 when Kafka did not take every record: the run is not what was asked for.
-      return load.sent().failedSends.get() == 0 ? 0 : 1;
+      return load.sent().failedSends() == 0 ? 0 : 1;
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.inboxoutbox.tools;
+package dev.inboxoutbox.orders.load;
 
 import picocli.CommandLine.Option;
 

@@ -1,4 +1,4 @@
-package dev.inboxoutbox.tools;
+package dev.inboxoutbox.orders.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,7 +53,7 @@ class LoadProducerIT {
       sent = load.sent();
     }
 
-    Set<String> ours = Set.copyOf(sent.validKeys);
+    Set<String> ours = Set.copyOf(sent.validKeys());
     List<ConsumerRecord<String, byte[]>> cancels;
     try (TopicReader reader = new TopicReader(LoadProducer.TOPIC)) {
       cancels =
