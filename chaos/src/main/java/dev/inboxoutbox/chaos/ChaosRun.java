@@ -83,23 +83,16 @@ final class ChaosRun {
     this.random = new Random(options.seed());
   }
 
-  /** Runs, writes the report and returns its verdict. */
+  /**
+   * Runs, writes the report and returns its verdict, in phases: the stack and the services start
+   * ({@link #startServices}), the load runs under faults ({@link #loadAndFaults}), the run settles
+   * ({@link #settle}), and the verifier and the report end it ({@link #verifyAndReport}). This
+   * method holds what every phase uses and closes it at the end.
+   */
   Verdict run() throws Exception {
     Instant started = Instant.now();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
-    out.printf(
-        "iox chaos: seed %d, %s, %d order-consumer + %d payment-consumer processes%s%n",
-        options.seed(),
-        options.timeBoxed()
-            ? String.format(
-                "a %d s load window paced by the drain (at most %d orders/s)",
-                options.window().toSeconds(), options.ratePerSecond())
-            : String.format("%d orders at %d/s", options.orders(), options.ratePerSecond()),
-        options.orderInstances(),
-        options.paymentInstances(),
-        options.negativeControl() == NegativeControl.NONE
-            ? ""
-            : ", NEGATIVE CONTROL (" + options.negativeControl().description() + ")");
+    announce();
     Path runDirectory =
         options.reportDirectory().resolve("chaos-" + started.toString().replace(':', '-'));
     Path logs = Files.createDirectories(runDirectory.resolve("logs"));
@@ -122,15 +115,7 @@ final class ChaosRun {
             ? Optional.of(
                 KafkaCluster.start(runDirectory.resolve("kafka"), !network.faults().isEmpty()))
             : Optional.empty();
-    DevStackSettings withPostgres =
-        faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)
-                && settings.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED
-            ? settings.withPostgresMode(DevStackSettings.PostgresMode.REPLICATED)
-            : settings;
-    DevStackSettings stackSettings =
-        cluster
-            .map(brokers -> withPostgres.withKafkaBootstrap(brokers.bootstrapServers()))
-            .orElse(withPostgres);
+    DevStackSettings stackSettings = stackSettings(settings, cluster);
     try (AutoCloseable stopCluster = () -> cluster.ifPresent(KafkaCluster::close);
         DevStack stack = DevStack.start(stackSettings);
         Database ordersDb = stack.postgres().createDatabase();
@@ -157,72 +142,25 @@ final class ChaosRun {
           cluster
               .map(KafkaCluster::proxiedBootstrapServers)
               .orElse(stack.kafka().bootstrapServers());
-      if (cluster.isPresent()) {
-        cluster.get().awaitReady(Duration.ofMinutes(5));
-      }
-      if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)
-          || faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)) {
-        ordersDb.commitsSurviveServerCrashes();
-        paymentsDb.commitsSurviveServerCrashes();
-      }
-      if (faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)) {
-        // A commit acknowledged to a service survives a failover only once the standby has it;
-        // the negative control leaves the standby asynchronous.
-        stack
-            .postgres()
-            .replication()
-            .ifPresent(pair -> pair.synchronousStandby(!faultOptions.unsafeFailover()));
-      }
+      prepareStack(cluster, stack, ordersDb, paymentsDb);
       out.printf(
           "stack: %s, %s; provider on port %d; logs in %s%n",
           stack.postgres().description(),
           cluster.map(KafkaCluster::description).orElse(stack.kafka().description()),
           provider.port(),
           logs);
-      Map<String, String> chaos = ServiceLaunch.chaosProperties(options, crashPointsArmed);
-      Map<String, String> orderProperties =
-          throughProxy(
-              ServiceLaunch.serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, chaos),
-              postgresProxy);
-      Map<String, String> paymentExtra = new HashMap<>(chaos);
-      paymentExtra.putAll(
-          ServiceLaunch.paymentProviderProperties(provider.baseUrl().toString(), secret));
-      // Topics have three partitions and there are two instances: with two listener threads each,
-      // every partition has a thread of its own, also while one instance is down. Payment stages
-      // wait on HTTP calls and round trips, not on each other; order batches wait on the same
-      // stock rows, so more threads there would only wait.
-      paymentExtra.put("spring.kafka.listener.concurrency", "2");
-      Map<String, String> paymentProperties =
-          throughProxy(
-              ServiceLaunch.serviceProperties(
-                  paymentsDb, bootstrap, sessionTimeoutMs, paymentExtra),
-              postgresProxy);
-      ServiceLaunch.Jars jars =
-          ServiceLaunch.prepare(options.repoRoot(), orderProperties, paymentProperties, logs, out);
-      for (int i = 1; i <= options.orderInstances(); i++) {
-        fleet.addOrderService(
-            new ServiceProcess(
-                "order-consumer-" + i,
-                jars.orders(),
-                FreePorts.belowEphemeralRange(),
-                orderProperties,
-                logs));
-      }
-      for (int i = 1; i <= options.paymentInstances(); i++) {
-        fleet.addPaymentService(
-            new ServiceProcess(
-                "payment-consumer-" + i,
-                jars.payments(),
-                FreePorts.belowEphemeralRange(),
-                paymentProperties,
-                logs));
-      }
-      fleet.start(Duration.ofMinutes(3));
-      out.printf(
-          "all %d processes up after %d s (%s)%n",
-          fleet.all().size(),
-          Duration.between(started, Instant.now()).toSeconds(),
-          jars.orders().description());
+      startServices(
+          fleet,
+          ordersDb,
+          paymentsDb,
+          postgresProxy,
+          provider,
+          bootstrap,
+          sessionTimeoutMs,
+          secret,
+          crashPointsArmed,
+          logs,
+          started);
 
       CpuAccountant cpu =
           CpuAccountant.forRun(
@@ -256,119 +194,302 @@ final class ChaosRun {
                   options.malformedShare(),
                   options.cancelShare())) {
         Progress progress = new Progress(fleet, load, ordersDb, loadStarted, cpu, out);
-        load.cancelSomeOnceCharged(
-            new ChargedOrders(ordersDb, provider), CANCEL_ONCE_CHARGED_PATIENCE);
-        fleet.countKillsWithOrdersInFlight(() -> ordersInFlight(progress, load) > 0);
-        ClosedLoopPacer pacer =
-            ClosedLoopPacer.live(
-                loadStarted.plus(options.window()),
-                progress::lastKnownCounts,
-                () -> load.sent().validKeys().size());
-        Future<?> producing =
-            background.submit(
-                () -> {
-                  if (options.timeBoxed()) {
-                    load.send(Integer.MAX_VALUE, options.ratePerSecond(), pacer);
-                  } else {
-                    load.send(options.orders(), options.ratePerSecond());
-                  }
-                  return null;
-                });
-        networkChaos.start();
-        killWhileLoading(
-            fleet, infrastructure, producing, progress, loadStarted, networkChaos, faults);
-        // The network faults end with the kill phase: the run drains over a clean network, and
-        // with every server up.
-        networkChaos.stop();
-        infrastructure.awaitIdle();
-        // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
-        // the drain has to wait for.
-        Files.deleteIfExists(crashPointsArmed);
-        producing.get();
-        progress.endLine();
-        Instant loadEnded = Instant.now();
-        out.printf(
-            "load over after %d s: %d orders sent, %d in flight%s; settling%n",
-            Duration.between(loadStarted, loadEnded).toSeconds(),
-            load.sent().validKeys().size(),
-            ordersInFlight(progress, load),
-            options.timeBoxed() ? " (at most " + pacer.maxInFlightSeen() + " while paced)" : "");
-        // Part of the settling: a run is quiet only once every cancel has gone.
-        load.sendHeldCancels();
-        List<String> down =
-            progress.awaitQuiescence(paymentsDb, bootstrap, options.quiescenceTimeout());
-        fleet.stopRestarting();
-        progress.endLine();
-        // The orders settled cost the CPU used until quiet; the verification's own is left out.
-        cpu.stop();
-        out.printf("settle phase: %d s%n", Duration.between(loadEnded, Instant.now()).toSeconds());
-        out.println(
-            down == null
-                ? "quiet, every process back up: verifying"
-                : "did not go quiet within "
-                    + options.quiescenceTimeout()
-                    + (down.isEmpty() ? "" : " (not up: " + String.join(", ", down) + ")")
-                    + ": verifying anyway");
-        List<Invariant> invariants =
-            new Verifier(ordersDb.dataSource(), paymentsDb.dataSource(), bootstrap)
-                .verify(load.sent(), provider.ledger(), provider.refunds());
-        WebhookStats webhooks = provider.webhookStats();
-        RunFigures.Summary figures =
-            RunFigures.summarise(
-                faults.all(),
-                RunEvidence.orderTimes(ordersDb.dataSource()),
-                load.sent().firstSentAtEpochMillis(),
-                loadStarted.toEpochMilli(),
-                progress.duplicatesByOperation(),
-                load.sent().retries(),
-                RunEvidence.relayResendsByTopic(bootstrap),
-                webhooks.deliveries() - webhooks.events(),
-                RunEvidence.deadLettersByReason(bootstrap));
-        Report report =
-            new Report(
-                options,
-                load.sent().summary(),
-                fleet.killCounts(),
-                invariants,
-                progress.timeline(),
-                fleet.killLog().stream()
-                    .map(kill -> kill.relativeTo(loadStarted.toEpochMilli()))
-                    .toList(),
-                Map.of(
-                    "webhooks",
-                    webhooks,
-                    "ledgerEntries",
-                    provider.ledger().size(),
-                    "refunds",
-                    provider.refunds().size()),
-                Duration.between(started, Instant.now()),
-                MachineLoad.since(cpuAtStart),
-                network,
-                figures);
-        report.faults(faults.all());
-        long settled =
-            Verifier.count(
-                ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status <> 'PLACED'");
-        report.cpu(cpu.result(settled));
-        report.throughput(
-            Throughput.over(
-                progress.timeline(),
-                options.timeBoxed()
-                    ? options.window().toMillis()
-                    : Duration.between(loadStarted, loadEnded).toMillis(),
-                options.timeBoxed()));
-        report.floors(floors.evaluate(floorCounts(fleet, faults, figures, settled)));
-        report.print(out);
-        Path json = report.writeJson(runDirectory);
-        Path html = report.writeHtml(runDirectory);
-        out.printf("report: %s%n        %s%n", json, html);
-        return report.verdict();
+        Under run =
+            new Under(
+                fleet,
+                ordersDb,
+                paymentsDb,
+                provider,
+                bootstrap,
+                load,
+                progress,
+                faults,
+                cpu,
+                loadStarted);
+        Instant loadEnded =
+            loadAndFaults(run, infrastructure, networkChaos, background, crashPointsArmed);
+        settle(run, loadEnded);
+        return verifyAndReport(run, loadEnded, started, cpuAtStart, runDirectory);
       } finally {
         networkChaos.stop();
         background.shutdownNow();
       }
     }
   }
+
+  /** PostgreSQL replicated when the run fails it over; the run's own brokers when it has them. */
+  private DevStackSettings stackSettings(
+      DevStackSettings settings, Optional<KafkaCluster> cluster) {
+    DevStackSettings withPostgres =
+        faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)
+                && settings.postgresMode() == DevStackSettings.PostgresMode.EMBEDDED
+            ? settings.withPostgresMode(DevStackSettings.PostgresMode.REPLICATED)
+            : settings;
+    return cluster
+        .map(brokers -> withPostgres.withKafkaBootstrap(brokers.bootstrapServers()))
+        .orElse(withPostgres);
+  }
+
+  /** Readies the stack for the run's faults: brokers up, commits that outlive a crash. */
+  private void prepareStack(
+      Optional<KafkaCluster> cluster, DevStack stack, Database ordersDb, Database paymentsDb)
+      throws Exception {
+    if (cluster.isPresent()) {
+      cluster.get().awaitReady(Duration.ofMinutes(5));
+    }
+    if (faultOptions.includes(FaultLog.Kind.POSTGRES_CRASH)
+        || faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)) {
+      ordersDb.commitsSurviveServerCrashes();
+      paymentsDb.commitsSurviveServerCrashes();
+    }
+    if (faultOptions.includes(FaultLog.Kind.POSTGRES_FAILOVER)) {
+      // A commit acknowledged to a service survives a failover only once the standby has it;
+      // the negative control leaves the standby asynchronous.
+      stack
+          .postgres()
+          .replication()
+          .ifPresent(pair -> pair.synchronousStandby(!faultOptions.unsafeFailover()));
+    }
+  }
+
+  /** The run's first line: its seed, its load and its processes. */
+  private void announce() {
+    out.printf(
+        "iox chaos: seed %d, %s, %d order-consumer + %d payment-consumer processes%s%n",
+        options.seed(),
+        options.timeBoxed()
+            ? String.format(
+                "a %d s load window paced by the drain (at most %d orders/s)",
+                options.window().toSeconds(), options.ratePerSecond())
+            : String.format("%d orders at %d/s", options.orders(), options.ratePerSecond()),
+        options.orderInstances(),
+        options.paymentInstances(),
+        options.negativeControl() == NegativeControl.NONE
+            ? ""
+            : ", NEGATIVE CONTROL (" + options.negativeControl().description() + ")");
+  }
+
+  /** Starts the order and payment services, each instance a process of its own, and waits. */
+  private void startServices(
+      ServiceFleet fleet,
+      Database ordersDb,
+      Database paymentsDb,
+      TcpProxy postgresProxy,
+      PaymentProviderSimulator provider,
+      String bootstrap,
+      String sessionTimeoutMs,
+      String secret,
+      Path crashPointsArmed,
+      Path logs,
+      Instant started)
+      throws Exception {
+    Map<String, String> chaos = ServiceLaunch.chaosProperties(options, crashPointsArmed);
+    Map<String, String> orderProperties =
+        throughProxy(
+            ServiceLaunch.serviceProperties(ordersDb, bootstrap, sessionTimeoutMs, chaos),
+            postgresProxy);
+    Map<String, String> paymentExtra = new HashMap<>(chaos);
+    paymentExtra.putAll(
+        ServiceLaunch.paymentProviderProperties(provider.baseUrl().toString(), secret));
+    // Topics have three partitions and there are two instances: with two listener threads each,
+    // every partition has a thread of its own, also while one instance is down. Payment stages
+    // wait on HTTP calls and round trips, not on each other; order batches wait on the same
+    // stock rows, so more threads there would only wait.
+    paymentExtra.put("spring.kafka.listener.concurrency", "2");
+    Map<String, String> paymentProperties =
+        throughProxy(
+            ServiceLaunch.serviceProperties(paymentsDb, bootstrap, sessionTimeoutMs, paymentExtra),
+            postgresProxy);
+    ServiceLaunch.Jars jars =
+        ServiceLaunch.prepare(options.repoRoot(), orderProperties, paymentProperties, logs, out);
+    for (int i = 1; i <= options.orderInstances(); i++) {
+      fleet.addOrderService(
+          new ServiceProcess(
+              "order-consumer-" + i,
+              jars.orders(),
+              FreePorts.belowEphemeralRange(),
+              orderProperties,
+              logs));
+    }
+    for (int i = 1; i <= options.paymentInstances(); i++) {
+      fleet.addPaymentService(
+          new ServiceProcess(
+              "payment-consumer-" + i,
+              jars.payments(),
+              FreePorts.belowEphemeralRange(),
+              paymentProperties,
+              logs));
+    }
+    fleet.start(Duration.ofMinutes(3));
+    out.printf(
+        "all %d processes up after %d s (%s)%n",
+        fleet.all().size(),
+        Duration.between(started, Instant.now()).toSeconds(),
+        jars.orders().description());
+  }
+
+  /**
+   * The load-and-fault phase: orders go out (paced by the drain, or a fixed number) while
+   * processes, PostgreSQL, brokers and the network fail; returns when the load is over and every
+   * fault has ended.
+   */
+  private Instant loadAndFaults(
+      Under run,
+      InfrastructureFaults infrastructure,
+      NetworkChaos networkChaos,
+      ExecutorService background,
+      Path crashPointsArmed)
+      throws Exception {
+    ServiceFleet fleet = run.fleet();
+    LoadProducer load = run.load();
+    Progress progress = run.progress();
+    FaultLog faults = run.faults();
+    Instant loadStarted = run.loadStarted();
+    load.cancelSomeOnceCharged(
+        new ChargedOrders(run.ordersDb(), run.provider()), CANCEL_ONCE_CHARGED_PATIENCE);
+    fleet.countKillsWithOrdersInFlight(() -> ordersInFlight(progress, load) > 0);
+    ClosedLoopPacer pacer =
+        ClosedLoopPacer.live(
+            loadStarted.plus(options.window()),
+            progress::lastKnownCounts,
+            () -> load.sent().validKeys().size());
+    Future<?> producing =
+        background.submit(
+            () -> {
+              if (options.timeBoxed()) {
+                load.send(Integer.MAX_VALUE, options.ratePerSecond(), pacer);
+              } else {
+                load.send(options.orders(), options.ratePerSecond());
+              }
+              return null;
+            });
+    networkChaos.start();
+    killWhileLoading(fleet, infrastructure, producing, progress, loadStarted, networkChaos, faults);
+    // The network faults end with the kill phase: the run drains over a clean network, and
+    // with every server up.
+    networkChaos.stop();
+    infrastructure.awaitIdle();
+    // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
+    // the drain has to wait for.
+    Files.deleteIfExists(crashPointsArmed);
+    producing.get();
+    progress.endLine();
+    Instant loadEnded = Instant.now();
+    out.printf(
+        "load over after %d s: %d orders sent, %d in flight%s; settling%n",
+        Duration.between(loadStarted, loadEnded).toSeconds(),
+        load.sent().validKeys().size(),
+        ordersInFlight(progress, load),
+        options.timeBoxed() ? " (at most " + pacer.maxInFlightSeen() + " while paced)" : "");
+    return loadEnded;
+  }
+
+  /** The settle phase: the held cancels go, then the run waits for quiet with every process up. */
+  private void settle(Under run, Instant loadEnded) throws Exception {
+    LoadProducer load = run.load();
+    Progress progress = run.progress();
+    // Part of the settling: a run is quiet only once every cancel has gone.
+    load.sendHeldCancels();
+    List<String> down =
+        progress.awaitQuiescence(run.paymentsDb(), run.bootstrap(), options.quiescenceTimeout());
+    run.fleet().stopRestarting();
+    progress.endLine();
+    // The orders settled cost the CPU used until quiet; the verification's own is left out.
+    run.cpu().stop();
+    out.printf("settle phase: %d s%n", Duration.between(loadEnded, Instant.now()).toSeconds());
+    out.println(
+        down == null
+            ? "quiet, every process back up: verifying"
+            : "did not go quiet within "
+                + options.quiescenceTimeout()
+                + (down.isEmpty() ? "" : " (not up: " + String.join(", ", down) + ")")
+                + ": verifying anyway");
+  }
+
+  /** Verifies the effects, prints the report and writes it: its verdict is the run's. */
+  private Verdict verifyAndReport(
+      Under run,
+      Instant loadEnded,
+      Instant started,
+      Optional<MachineLoad.Sample> cpuAtStart,
+      Path runDirectory)
+      throws Exception {
+    ServiceFleet fleet = run.fleet();
+    Database ordersDb = run.ordersDb();
+    PaymentProviderSimulator provider = run.provider();
+    String bootstrap = run.bootstrap();
+    LoadProducer load = run.load();
+    Progress progress = run.progress();
+    FaultLog faults = run.faults();
+    Instant loadStarted = run.loadStarted();
+    List<Invariant> invariants =
+        new Verifier(ordersDb.dataSource(), run.paymentsDb().dataSource(), bootstrap)
+            .verify(load.sent(), provider.ledger(), provider.refunds());
+    WebhookStats webhooks = provider.webhookStats();
+    RunFigures.Summary figures =
+        RunFigures.summarise(
+            faults.all(),
+            RunEvidence.orderTimes(ordersDb.dataSource()),
+            load.sent().firstSentAtEpochMillis(),
+            loadStarted.toEpochMilli(),
+            progress.duplicatesByOperation(),
+            load.sent().retries(),
+            RunEvidence.relayResendsByTopic(bootstrap),
+            webhooks.deliveries() - webhooks.events(),
+            RunEvidence.deadLettersByReason(bootstrap));
+    Report report =
+        new Report(
+            options,
+            load.sent().summary(),
+            fleet.killCounts(),
+            invariants,
+            progress.timeline(),
+            fleet.killLog().stream()
+                .map(kill -> kill.relativeTo(loadStarted.toEpochMilli()))
+                .toList(),
+            Map.of(
+                "webhooks",
+                webhooks,
+                "ledgerEntries",
+                provider.ledger().size(),
+                "refunds",
+                provider.refunds().size()),
+            Duration.between(started, Instant.now()),
+            MachineLoad.since(cpuAtStart),
+            network,
+            figures);
+    report.faults(faults.all());
+    long settled =
+        Verifier.count(
+            ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status <> 'PLACED'");
+    report.cpu(run.cpu().result(settled));
+    report.throughput(
+        Throughput.over(
+            progress.timeline(),
+            options.timeBoxed()
+                ? options.window().toMillis()
+                : Duration.between(loadStarted, loadEnded).toMillis(),
+            options.timeBoxed()));
+    report.floors(floors.evaluate(floorCounts(fleet, faults, figures, settled)));
+    report.print(out);
+    Path json = report.writeJson(runDirectory);
+    Path html = report.writeHtml(runDirectory);
+    out.printf("report: %s%n        %s%n", json, html);
+    return report.verdict();
+  }
+
+  /** What the phases after the start share: the processes, the stores, the load and its clock. */
+  private record Under(
+      ServiceFleet fleet,
+      Database ordersDb,
+      Database paymentsDb,
+      PaymentProviderSimulator provider,
+      String bootstrap,
+      LoadProducer load,
+      Progress progress,
+      FaultLog faults,
+      CpuAccountant cpu,
+      Instant loadStarted) {}
 
   /**
    * Kills at random intervals while the load lasts and samples progress once a second. A time-boxed
