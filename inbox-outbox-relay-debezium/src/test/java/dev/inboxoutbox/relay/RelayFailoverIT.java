@@ -158,11 +158,18 @@ class RelayFailoverIT {
       newStandby.run();
       Instant standbyNew = Instant.now();
       int committedBefore = first.transactions() + second.transactions();
+      // The standby's copy exists only once its slot sync worker has looked, after a nap of up to
+      // 30 s: woken, it looks now, and the time is the relay's, not the worker's nap (a CI run
+      // measured 31 s of nap).
       await("the primary's slot past what the new standby's copy reserved")
           .atMost(PATIENCE)
           .pollInterval(Duration.ofMillis(250))
           .ignoreExceptions()
-          .until(() -> pair.primarySlotPastStandbyReservation(relaySlot()));
+          .until(
+              () -> {
+                pair.wakeSlotSync();
+                return pair.primarySlotPastStandbyReservation(relaySlot());
+              });
       Duration exposed = Duration.between(standbyNew, Instant.now());
       assertThat(first.transactions() + second.transactions())
           .as("transactions the writers committed meanwhile")
