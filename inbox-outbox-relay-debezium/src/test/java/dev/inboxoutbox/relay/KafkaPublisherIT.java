@@ -7,8 +7,10 @@ import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
+import dev.inboxoutbox.testing.tracing.InMemoryTracing;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
+import io.opentelemetry.api.trace.StatusCode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -97,6 +99,48 @@ class KafkaPublisherIT {
     }
   }
 
+  /**
+   * A batch Kafka rejected ends every publication it started, the rejected record's and those
+   * behind it, with the rejection: none stays open and unexported.
+   */
+  @Test
+  void aBatchKafkaRejectedEndsTheSpansOfEveryRecordItStarted() throws Exception {
+    MockProducer<String, byte[]> rejecting =
+        new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer()) {
+          @Override
+          public synchronized void flush() {
+            errorNext(new RecordTooLargeException("rejected by the test"));
+          }
+        };
+    OutboxEvent behind = OutboxEvent.of("order", "o-1", "OrderPaid", "{}");
+    try (InMemoryTracing tracing = new InMemoryTracing()) {
+      KafkaPublisher publisher =
+          new KafkaPublisher(
+              rejecting,
+              null,
+              "public.outbox",
+              new CommitVisibility(stamping),
+              RelayListener.NONE,
+              events -> {},
+              new ObservedPublishes(tracing.registry()));
+      String traceparent = tracing.clientSpan("POST /orders");
+
+      assertThatThrownBy(
+              () ->
+                  publisher.handleBatch(
+                      List.of(change(event, traceparent), change(behind, traceparent)),
+                      new NoCommitter()))
+          .isInstanceOf(RelayException.class);
+
+      assertThat(tracing.spansNamed("outbox.event.order publish"))
+          .as("both records' publications ended with the rejection")
+          .hasSize(2)
+          .allSatisfy(
+              span -> assertThat(span.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR));
+      assertThat(tracing.spansNamed("outbox relay")).hasSize(2);
+    }
+  }
+
   @Test
   void aBatchKafkaAcknowledgedIsStampedBeforeTheListenersHearOfIt() throws Exception {
     MockProducer<String, byte[]> acknowledging =
@@ -134,8 +178,16 @@ class KafkaPublisherIT {
 
   /** The record the Event Router makes of the event's insert. */
   private static RecordChangeEvent<SourceRecord> change(OutboxEvent event) {
+    return change(event, null);
+  }
+
+  /** The Event Router's record of {@code event}, with the row's trace context when not null. */
+  private static RecordChangeEvent<SourceRecord> change(OutboxEvent event, String traceparent) {
     ConnectHeaders headers = new ConnectHeaders();
     headers.addString(KafkaPublisher.EVENT_ID_HEADER, event.id().toString());
+    if (traceparent != null) {
+      headers.addString("traceparent", traceparent);
+    }
     SourceRecord record =
         new SourceRecord(
             Map.of(),
