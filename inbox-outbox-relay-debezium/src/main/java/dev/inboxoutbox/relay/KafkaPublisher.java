@@ -146,8 +146,11 @@ final class KafkaPublisher
                 metadata.offset(),
                 Instant.now()));
       } catch (ExecutionException e) {
-        publications.get(i).failed(e.getCause());
-        publications.get(i).stop();
+        // The batch fails here and is replayed: the records behind this one end with it too.
+        for (PublishTracing.Publish unacknowledged : publications.subList(i, publications.size())) {
+          unacknowledged.failed(e.getCause());
+          unacknowledged.stop();
+        }
         RelayException rejected =
             new RelayException(
                 "Kafka did not acknowledge outbox event " + eventIds.get(i), e.getCause());
