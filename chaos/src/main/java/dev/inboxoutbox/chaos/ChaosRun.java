@@ -391,7 +391,11 @@ final class ChaosRun {
     // Part of the settling: a run is quiet only once every cancel has gone.
     load.sendHeldCancels();
     List<String> down =
-        progress.awaitQuiescence(run.paymentsDb(), run.bootstrap(), options.quiescenceTimeout());
+        progress.awaitQuiescence(
+            run.paymentsDb(),
+            run.bootstrap(),
+            () -> run.provider().webhookStats().pending(),
+            options.quiescenceTimeout());
     run.fleet().stopRestarting();
     progress.endLine();
     // The orders settled cost the CPU used until quiet; the verification's own is left out.

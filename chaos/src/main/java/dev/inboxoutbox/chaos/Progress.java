@@ -4,6 +4,7 @@ import dev.inboxoutbox.chaos.fleet.ServiceFleet;
 import dev.inboxoutbox.chaos.fleet.ServiceProcess;
 import dev.inboxoutbox.chaos.report.TimelinePoint;
 import dev.inboxoutbox.chaos.verify.KafkaLag;
+import dev.inboxoutbox.chaos.verify.RunFigures;
 import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.orders.load.LoadProducer;
@@ -18,7 +19,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -123,16 +126,34 @@ final class Progress {
   }
 
   /**
-   * Reads each live instance's duplicate claims per consumer group. A consumer group belongs to the
+   * Where each inbox operation's duplicate claims are counted: the consumer groups in the
+   * framework's consumer metric, the webhook endpoint of payment-consumer in its own.
+   */
+  private static final Map<String, String> DUPLICATES_METRIC = duplicatesMetric();
+
+  private static Map<String, String> duplicatesMetric() {
+    Map<String, String> metrics = new LinkedHashMap<>();
+    for (String[] group : Verifier.CONSUMER_GROUPS) {
+      metrics.put(
+          group[0],
+          "/actuator/metrics/iox.consumer.claims?tag=result:duplicate&tag=operation:" + group[0]);
+    }
+    metrics.put(
+        RunFigures.WEBHOOK_OPERATION, "/actuator/metrics/payment.webhooks?tag=decision:duplicate");
+    return Map.copyOf(metrics);
+  }
+
+  /**
+   * Reads each live instance's duplicate claims per inbox operation. An operation belongs to the
    * service its name starts with (order-commands to order-consumer), so each instance is asked only
-   * for its own groups.
+   * for its own.
    */
   private long sampleDuplicates() {
     long absorbed = 0;
     for (ServiceProcess service : fleet.all()) {
       String servicePrefix = service.name().substring(0, service.name().indexOf('-') + 1);
-      for (String[] group : Verifier.CONSUMER_GROUPS) {
-        String operation = group[0];
+      for (Map.Entry<String, String> metric : DUPLICATES_METRIC.entrySet()) {
+        String operation = metric.getKey();
         if (!operation.startsWith(servicePrefix)) {
           continue;
         }
@@ -145,9 +166,7 @@ final class Progress {
           seen.lifeSeen = life;
         }
         service
-            .get(
-                "/actuator/metrics/iox.consumer.claims?tag=result:duplicate&tag=operation:"
-                    + operation)
+            .get(metric.getValue())
             .ifPresent(
                 body -> {
                   Matcher value = MEASUREMENT.matcher(body);
@@ -162,14 +181,14 @@ final class Progress {
   }
 
   /**
-   * Duplicate claims per consumer group over the whole run. Sampled once a second from each
+   * Duplicate claims per inbox operation over the whole run. Sampled once a second from each
    * instance: what an instance absorbed in the last second before it was killed is missing, so
    * these are lower bounds.
    */
   Map<String, Long> duplicatesByOperation() {
-    Map<String, Long> byOperation = new LinkedHashMap<>();
-    for (String[] group : Verifier.CONSUMER_GROUPS) {
-      byOperation.put(group[0], 0L);
+    Map<String, Long> byOperation = new TreeMap<>();
+    for (String operation : DUPLICATES_METRIC.keySet()) {
+      byOperation.put(operation, 0L);
     }
     duplicates.forEach(
         (key, absorbed) ->
@@ -184,11 +203,13 @@ final class Progress {
 
   /**
    * Waits until every consumer group is at lag 0, no outbox row is unpublished, no order waits for
-   * its payment, every killed process is back up, and all of that holds for three samples in a row.
-   * Restarts still under way overlap with the draining. Returns null once quiet, else the processes
-   * that were not up when the timeout ran out.
+   * its payment, the provider has no webhook copy left to deliver, every killed process is back up,
+   * and all of that holds for three samples in a row. Restarts still under way overlap with the
+   * draining. Returns null once quiet, else the processes that were not up when the timeout ran
+   * out.
    */
-  List<String> awaitQuiescence(Database paymentsDb, String bootstrap, Duration timeout)
+  List<String> awaitQuiescence(
+      Database paymentsDb, String bootstrap, LongSupplier pendingWebhooks, Duration timeout)
       throws Exception {
     Instant deadline = Instant.now().plus(timeout);
     int quietSamples = 0;
@@ -198,7 +219,7 @@ final class Progress {
       while (Instant.now().isBefore(deadline)) {
         String state;
         try {
-          state = drainState(kafka, paymentsDb);
+          state = drainState(kafka, paymentsDb, pendingWebhooks.getAsLong());
         } catch (java.sql.SQLException | java.util.concurrent.ExecutionException unreachable) {
           // PostgreSQL or Kafka is down for a while: an outage to wait out, not a reason to stop.
           quietSamples = 0;
@@ -212,7 +233,7 @@ final class Progress {
                 .filter(service -> !service.ready())
                 .map(ServiceProcess::name)
                 .toList();
-        boolean quiet = state.startsWith("0/0/0/") && down.isEmpty() && state.equals(last);
+        boolean quiet = state.startsWith("0/0/0/0/") && down.isEmpty() && state.equals(last);
         quietSamples = quiet ? quietSamples + 1 : 0;
         last = state;
         if (quietSamples >= 3) {
@@ -225,8 +246,11 @@ final class Progress {
     return down;
   }
 
-  /** Lag, unpublished outbox rows, orders waiting for a payment and the payment inbox's size. */
-  private String drainState(KafkaLag kafka, Database paymentsDb)
+  /**
+   * Lag, unpublished outbox rows, orders waiting for a payment, webhook copies the provider has yet
+   * to deliver and the payment inbox's size.
+   */
+  private String drainState(KafkaLag kafka, Database paymentsDb, long pendingWebhooks)
       throws java.sql.SQLException, java.util.concurrent.ExecutionException, InterruptedException {
     long lag = 0;
     for (String[] group : Verifier.CONSUMER_GROUPS) {
@@ -245,6 +269,8 @@ final class Progress {
         + unpublished
         + "/"
         + open
+        + "/"
+        + pendingWebhooks
         + "/"
         + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox");
   }

@@ -1,15 +1,19 @@
 package dev.inboxoutbox.payment;
 
+import dev.inboxoutbox.inbox.Inbox;
+import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.spring.IdempotentConsumerDefinition;
 import dev.inboxoutbox.webhook.WebhookSignature;
+import io.micrometer.core.instrument.MeterRegistry;
+import javax.sql.DataSource;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The four consumers of docs/flows.md, the provider client and the webhook endpoint's parts. */
+/** The three consumers of docs/flows.md, the provider client and the webhook endpoint's parts. */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(PaymentProperties.class)
 class PaymentConfiguration {
@@ -51,12 +55,22 @@ class PaymentConfiguration {
     return new WebhookSignature(secret, properties.provider().webhookTolerance());
   }
 
-  @Bean(destroyMethod = "close")
-  WebhookPublisher webhookPublisher(KafkaProperties kafka, PaymentProperties properties) {
-    return new WebhookPublisher(
-        kafka.buildProducerProperties(),
-        properties.topics().webhooks(),
-        properties.provider().webhookAckTimeout());
+  @Bean
+  WebhookReceiver webhookReceiver(
+      Inbox inbox,
+      Outbox outbox,
+      DataSource dataSource,
+      PlatformTransactionManager transactionManager,
+      Payments payments,
+      PaymentEvents events,
+      MeterRegistry meters) {
+    return new WebhookReceiver(
+        inbox,
+        outbox,
+        dataSource,
+        transactionManager,
+        new ProviderWebhookHandler(payments, events),
+        meters);
   }
 
   @Bean
@@ -90,14 +104,5 @@ class PaymentConfiguration {
         RefundRequestHandler.OPERATION,
         new RefundRequestHandler(payments, events, provider),
         properties.topics().refunds());
-  }
-
-  @Bean
-  IdempotentConsumerDefinition paymentWebhooks(
-      Payments payments, PaymentEvents events, PaymentProperties properties) {
-    return IdempotentConsumerDefinition.of(
-        ProviderWebhookHandler.OPERATION,
-        new ProviderWebhookHandler(payments, events),
-        properties.topics().webhooks());
   }
 }

@@ -23,7 +23,6 @@ public record PaymentProperties(@DefaultValue Provider provider, @DefaultValue T
    * @param attempts attempts per charge or refund within one delivery before the batch is retried
    *     later
    * @param retryBackoff pause after the first failed attempt, doubling
-   * @param webhookAckTimeout how long the webhook endpoint waits for Kafka to acknowledge
    */
   public record Provider(
       URI url,
@@ -32,20 +31,17 @@ public record PaymentProperties(@DefaultValue Provider provider, @DefaultValue T
       @DefaultValue("2s") Duration connectTimeout,
       @DefaultValue("5s") Duration requestTimeout,
       @DefaultValue("3") int attempts,
-      @DefaultValue("200ms") Duration retryBackoff,
-      @DefaultValue("10s") Duration webhookAckTimeout) {}
+      @DefaultValue("200ms") Duration retryBackoff) {}
 
   /**
    * @param paymentRequests {@code PaymentRequested} from the order service's relay
    * @param charges {@code ChargeRequested} from this service's relay; must match the relay's
    *     routing
-   * @param webhooks verified provider webhooks, written by the webhook endpoint
    * @param refunds {@code RefundRequested} from this service's relay; must match the relay's
    *     routing
    */
   public record Topics(
       @DefaultValue("outbox.event.payment") String paymentRequests,
       @DefaultValue("outbox.event.charge") String charges,
-      @DefaultValue("payments.webhooks") String webhooks,
       @DefaultValue("outbox.event.refund") String refunds) {}
 }

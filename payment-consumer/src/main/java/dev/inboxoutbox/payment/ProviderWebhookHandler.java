@@ -1,15 +1,14 @@
 package dev.inboxoutbox.payment;
 
-import dev.inboxoutbox.consumer.HandlerContext;
-import dev.inboxoutbox.consumer.IncomingMessage;
-import dev.inboxoutbox.consumer.MessageHandler;
 import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.Outcome;
+import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.payment.PaymentTransitions.ChargeResult;
 import dev.inboxoutbox.payment.PaymentTransitions.Decision;
 import dev.inboxoutbox.payment.PaymentTransitions.RefundResult;
 import java.sql.SQLException;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -18,13 +17,13 @@ import tools.jackson.databind.JsonNode;
 /**
  * Verified provider webhooks -> the payment's final state and one {@code PaymentCaptured} or {@code
  * PaymentFailed}; for a cancelled order's payment a succeeded charge becomes a {@code
- * RefundRequested} instead, and {@code refund.succeeded} ends it as {@code REFUNDED}. The inbox key
- * is the provider's event id, so the at-least-once copies of one event apply once. Other events
- * about the same charge (late, out of order, contradictory) are judged by {@link
- * PaymentTransitions}; the version check on the update makes a race with the charger re-read and
- * judge again instead of overwriting.
+ * RefundRequested} instead, and {@code refund.succeeded} ends it as {@code REFUNDED}. {@link
+ * WebhookReceiver} runs it once per provider event id, inside the transaction that claims the id in
+ * the inbox, so the at-least-once copies of one event apply once. Other events about the same
+ * charge (late, out of order, contradictory) are judged by {@link PaymentTransitions}; the version
+ * check on the update makes a race with the charger re-read and judge again instead of overwriting.
  */
-final class ProviderWebhookHandler implements MessageHandler {
+final class ProviderWebhookHandler {
 
   static final String OPERATION = "payment-webhooks";
   static final String CHARGE_SUCCEEDED = "charge.succeeded";
@@ -44,13 +43,17 @@ final class ProviderWebhookHandler implements MessageHandler {
     this.updates = new PaymentUpdates(payments);
   }
 
-  @Override
-  public Outcome handle(IncomingMessage message, HandlerContext context) throws SQLException {
-    JsonNode event = message.payload();
-    // The type header, or the payload's "type" field when a producer left the header out.
-    String type = message.type().orElse("");
+  /**
+   * Applies one verified event of type {@code type}; {@code emit} appends to the outbox in the
+   * caller's transaction.
+   *
+   * @throws PoisonMessageException when the event can never be applied (unknown type, a field
+   *     missing)
+   */
+  Outcome handle(String eventId, String type, JsonNode event, Consumer<OutboxEvent> emit)
+      throws SQLException {
     if (type.equals(REFUND_SUCCEEDED)) {
-      return refunded(message, event);
+      return refunded(eventId, event);
     }
     boolean succeeded;
     if (type.equals(CHARGE_SUCCEEDED)) {
@@ -71,7 +74,7 @@ final class ProviderWebhookHandler implements MessageHandler {
     String failureReason = succeeded ? null : FAILURE_REASON;
     return apply(
         paymentId,
-        new WebhookChange(message, type, Level.INFO) {
+        new WebhookChange(eventId, type, Level.INFO) {
           @Override
           public Decision decide(Payment payment) {
             return PaymentTransitions.onChargeResult(payment, result);
@@ -85,9 +88,9 @@ final class ProviderWebhookHandler implements MessageHandler {
             if (next == PaymentStatus.REFUND_REQUESTED) {
               // The order was cancelled while the charge was on its way: the money goes back, and
               // the order service, which cancelled the order, hears of no capture.
-              context.emit(events.refundRequested(read, result.chargeId()));
+              emit.accept(events.refundRequested(read, result.chargeId()));
             } else {
-              context.emit(
+              emit.accept(
                   succeeded
                       ? events.paymentCaptured(read, result.chargeId())
                       : events.paymentFailed(read, result.chargeId(), failureReason));
@@ -106,7 +109,7 @@ final class ProviderWebhookHandler implements MessageHandler {
   }
 
   /** {@code refund.succeeded}: the refund of a cancelled order's charge is done. */
-  private Outcome refunded(IncomingMessage message, JsonNode event) throws SQLException {
+  private Outcome refunded(String eventId, JsonNode event) throws SQLException {
     JsonNode data = Payloads.object(event, "data");
     String paymentId = Payloads.text(data, "paymentId");
     RefundResult result =
@@ -117,7 +120,7 @@ final class ProviderWebhookHandler implements MessageHandler {
             Payloads.currency(data, "currency"));
     return apply(
         paymentId,
-        new WebhookChange(message, REFUND_SUCCEEDED, Level.WARN) {
+        new WebhookChange(eventId, REFUND_SUCCEEDED, Level.WARN) {
           @Override
           public Decision decide(Payment payment) {
             return PaymentTransitions.onRefundResult(payment, result);
@@ -152,12 +155,12 @@ final class ProviderWebhookHandler implements MessageHandler {
   /** What a webhook's result does with a payment it is already applied to, or contradicts. */
   private abstract class WebhookChange implements PaymentUpdates.Change {
 
-    private final IncomingMessage message;
+    private final String eventId;
     private final String type;
     private final Level rejectionLevel;
 
-    WebhookChange(IncomingMessage message, String type, Level rejectionLevel) {
-      this.message = message;
+    WebhookChange(String eventId, String type, Level rejectionLevel) {
+      this.eventId = eventId;
       this.type = type;
       this.rejectionLevel = rejectionLevel;
     }
@@ -172,7 +175,7 @@ final class ProviderWebhookHandler implements MessageHandler {
       log.atLevel(rejectionLevel)
           .log(
               "webhook {} ({}) for payment {} rejected: {} (payment is {})",
-              message.idempotencyKey().value(),
+              eventId,
               type,
               payment.paymentId(),
               reason,

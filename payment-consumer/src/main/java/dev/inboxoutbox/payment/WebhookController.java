@@ -1,5 +1,6 @@
 package dev.inboxoutbox.payment;
 
+import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.webhook.WebhookSignature;
 import dev.inboxoutbox.webhook.WebhookSignature.Verification;
@@ -7,8 +8,10 @@ import java.time.Instant;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.TransactionException;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
@@ -18,10 +21,11 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code POST /webhooks/provider}: verifies the provider's signature on the raw body, then hands
- * the event to Kafka and answers 200 only after the acknowledgement. The endpoint writes nothing to
- * the database: deduplication and the state change happen in the {@code payment-webhooks} consumer,
- * where the inbox claim and the update share a transaction.
+ * {@code POST /webhooks/provider}: verifies the provider's signature on the raw body, then applies
+ * the event through {@link WebhookReceiver} (inbox claim, payment update, outbox event, one
+ * transaction) and answers 200 only after the commit. A copy of an event already applied is
+ * answered 200 too, so the provider stops sending it; anything the database could not take now is a
+ * 503 the provider retries.
  */
 @RestController
 class WebhookController {
@@ -30,12 +34,12 @@ class WebhookController {
 
   private final JsonMapper json;
   private final WebhookSignature signature;
-  private final WebhookPublisher publisher;
+  private final WebhookReceiver receiver;
 
-  WebhookController(JsonMapper json, WebhookSignature signature, WebhookPublisher publisher) {
+  WebhookController(JsonMapper json, WebhookSignature signature, WebhookReceiver receiver) {
     this.json = json;
     this.signature = signature;
-    this.publisher = publisher;
+    this.receiver = receiver;
   }
 
   @PostMapping("/webhooks/provider")
@@ -51,34 +55,53 @@ class WebhookController {
       return ResponseEntity.status(HttpStatus.UNAUTHORIZED)
           .body(Map.of("error", "invalid_signature", "reason", verification.name()));
     }
+    JsonNode event;
     String eventId;
     String eventType;
-    String paymentId;
     try {
-      JsonNode event = json.readTree(raw);
+      event = json.readTree(raw);
       eventId = IdempotencyKey.of(requiredText(event, "id")).value();
       eventType = requiredText(event, "type");
-      paymentId = requiredText(event == null ? null : event.get("data"), "paymentId");
     } catch (JacksonException | IllegalArgumentException e) {
       // IllegalArgumentException covers a missing field and an id unusable as an idempotency key.
       // Signed by the provider yet unusable: retrying cannot help, and 4xx stops the retries.
-      log.warn("signed webhook without id, type or data.paymentId: {}", e.getMessage());
-      return ResponseEntity.badRequest()
-          .body(Map.of("error", "invalid_event", "message", String.valueOf(e.getMessage())));
+      log.warn("signed webhook without id or type: {}", e.getMessage());
+      return invalidEvent(e.getMessage());
     }
+    WebhookReceiver.Decision decision;
     try {
-      publisher.publish(paymentId, eventId, eventType, raw);
-    } catch (WebhookPublisher.TooLargeException e) {
-      // Signed, but no retry will ever fit: 413 ends the provider's retries instead of a 503 loop.
-      log.error("webhook {} refused: {}", eventId, e.getMessage());
-      return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE)
-          .body(Map.of("error", "too_large", "message", e.getMessage()));
-    } catch (WebhookPublisher.NotAcknowledgedException e) {
-      log.warn("webhook {} not stored; the provider will retry: {}", eventId, e.getMessage());
+      decision = receiver.receive(eventId, eventType, event, raw);
+    } catch (PoisonMessageException e) {
+      log.warn("signed webhook {} cannot be applied: {}", eventId, e.getMessage());
+      return invalidEvent(e.getMessage());
+    } catch (DataAccessException | TransactionException e) {
+      log.warn("webhook {} not applied; the provider will retry: {}", eventId, e.toString());
       return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-          .body(Map.of("error", "not_stored", "message", "retry later"));
+          .body(Map.of("error", "not_applied", "message", "retry later"));
     }
-    return ResponseEntity.ok(Map.of("received", eventId));
+    if (decision == WebhookReceiver.Decision.CONFLICT) {
+      // The provider never sends one event id with two bodies: nothing is applied, and the answer
+      // says why instead of acknowledging an event that was not taken.
+      log.error("webhook {} refused: the id was applied before with another body", eventId);
+      return ResponseEntity.unprocessableContent()
+          .body(
+              Map.of(
+                  "error",
+                  "event_id_reused",
+                  "message",
+                  "event " + eventId + " was received before with another body"));
+    }
+    return ResponseEntity.ok(
+        Map.of(
+            "received",
+            eventId,
+            "duplicate",
+            String.valueOf(decision == WebhookReceiver.Decision.DUPLICATE)));
+  }
+
+  private static ResponseEntity<Map<String, String>> invalidEvent(String message) {
+    return ResponseEntity.badRequest()
+        .body(Map.of("error", "invalid_event", "message", String.valueOf(message)));
   }
 
   private static String requiredText(JsonNode node, String field) {

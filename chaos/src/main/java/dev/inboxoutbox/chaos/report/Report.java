@@ -208,7 +208,7 @@ public final class Report {
     document.put("proofFloors", floors);
     document.put("faults", figures.faults());
     document.put("duplicatesAbsorbedBySource", figures.duplicateSources());
-    document.put("duplicatesAbsorbedByConsumerGroup", figures.duplicatesByOperation());
+    document.put("duplicatesAbsorbedByOperation", figures.duplicatesByOperation());
     document.put("deadLettersByReason", figures.deadLettersByReason());
     Map<String, Object> latency = new LinkedHashMap<>();
     latency.put("sentToPlaced", figures.sentToPlacedMillis());

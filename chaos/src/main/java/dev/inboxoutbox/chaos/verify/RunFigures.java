@@ -94,7 +94,7 @@ public final class RunFigures {
           "payment-refunder", "outbox.event.refund");
 
   static final String CLIENT_OPERATION = "order-commands";
-  static final String WEBHOOK_OPERATION = "payment-webhooks";
+  public static final String WEBHOOK_OPERATION = "payment-webhooks";
 
   /**
    * Per fault: its kind, target, start and end, and the time from its end until an order moved

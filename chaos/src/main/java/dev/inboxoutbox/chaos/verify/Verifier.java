@@ -47,8 +47,7 @@ public final class Verifier {
           new String[] {"order-payments", "outbox.event.payment-result"},
           new String[] {"payment-requests", "outbox.event.payment"},
           new String[] {"payment-charger", "outbox.event.charge"},
-          new String[] {"payment-refunder", "outbox.event.refund"},
-          new String[] {"payment-webhooks", "payments.webhooks"});
+          new String[] {"payment-refunder", "outbox.event.refund"});
 
   private static final Duration DATABASE_WAIT = Duration.ofMinutes(2);
 
