@@ -80,15 +80,15 @@ class ClosedLoopPacerTest {
     ClosedLoopPacer pacer = pacer(Duration.ofSeconds(120), () -> {});
     counts.set(new OrderCounts(0L, 0L, 0L));
     pacer.inFlight(START);
-    // 1,000 settled or rejected over 10 s: 100 orders a second.
-    counts.set(new OrderCounts(1_100L, 990L, 10L));
+    // 2,000 settled or rejected over 10 s: 200 orders a second.
+    counts.set(new OrderCounts(2_100L, 1_980L, 20L));
     pacer.inFlight(START.plusSeconds(10));
 
-    assertThat(100 * ClosedLoopPacer.TARGET_LATENCY.toSeconds())
+    assertThat(200 * ClosedLoopPacer.TARGET_LATENCY.toSeconds())
         .as("a rate whose bound is above the minimum")
         .isGreaterThan(ClosedLoopPacer.MIN_IN_FLIGHT);
     assertThat(pacer.bound(START.plusSeconds(10)))
-        .isEqualTo(100 * ClosedLoopPacer.TARGET_LATENCY.toSeconds());
+        .isEqualTo(200 * ClosedLoopPacer.TARGET_LATENCY.toSeconds());
   }
 
   @Test

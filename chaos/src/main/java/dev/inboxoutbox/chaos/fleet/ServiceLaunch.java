@@ -145,6 +145,10 @@ public final class ServiceLaunch {
     properties.put("inbox-outbox.relay.standby-poll-interval", "300ms");
     properties.put("inbox-outbox.relay.restart-backoff-min", "300ms");
     properties.put("inbox-outbox.relay.restart-backoff-max", "3s");
+    // A consumer backs off up to 10 s by default after database failures: after a 5 s PostgreSQL
+    // crash its partitions then wait out the rest of the pause. Like the relay's, its pause stays
+    // short here, where the database comes back within seconds.
+    properties.put("inbox-outbox.consumer.retry-backoff-max", "2s");
     properties.put("inbox-outbox.retention.enabled", "false");
     properties.put("management.endpoints.web.exposure.include", "health,metrics");
     properties.put("management.endpoint.health.show-details", "always");
