@@ -31,7 +31,8 @@ class IoxBenchIT {
             "--json",
             json.toString())) {
 
-      assertThat(bench.waitFor(Duration.ofMinutes(6))).as("the bench ended").isTrue();
+      boolean ended = bench.waitFor(Duration.ofMinutes(6));
+      assertThat(ended).as(() -> "the bench ended\n" + bench.stateWhenStuck()).isTrue();
       assertThat(bench.printed()).doesNotContain("NoClassDefFoundError", "ClassNotFoundException");
       assertThat(bench.exitValue()).as(bench.printed()).isZero();
       assertThat(Files.readString(json))

@@ -94,6 +94,31 @@ final class IoxProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * What it printed and where each of its threads stands ({@code jcmd Thread.print}): what a test
+   * shows when the process does not end in time.
+   */
+  String stateWhenStuck() {
+    String threads;
+    try {
+      Process jcmd =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                  Long.toString(process.pid()),
+                  "Thread.print")
+              .redirectErrorStream(true)
+              .start();
+      threads = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      jcmd.waitFor(30, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      threads = "no thread dump: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      threads = "no thread dump: interrupted";
+    }
+    return "printed:\n" + printed() + "\nthreads:\n" + threads;
+  }
+
   @Override
   public void close() throws InterruptedException {
     process.descendants().forEach(ProcessHandle::destroyForcibly);
