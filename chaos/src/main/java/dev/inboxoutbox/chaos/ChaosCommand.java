@@ -93,7 +93,7 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--kill-every-min",
       paramLabel = "DURATION",
-      defaultValue = "500ms",
+      defaultValue = "1500ms",
       converter = DurationConverter.class,
       description = "Shortest pause between two kills, e.g. 500ms, 2s (default ${DEFAULT-VALUE}).")
   Duration killMin;
@@ -101,7 +101,7 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--kill-every-max",
       paramLabel = "DURATION",
-      defaultValue = "1500ms",
+      defaultValue = "3500ms",
       converter = DurationConverter.class,
       description = "Longest pause between two kills (default ${DEFAULT-VALUE}).")
   Duration killMax;
