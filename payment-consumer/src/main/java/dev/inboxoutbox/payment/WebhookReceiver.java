@@ -16,6 +16,7 @@ import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -106,8 +107,7 @@ final class WebhookReceiver {
                 inbox.complete(connection, fresh, outcome);
                 return Decision.NEW;
               } catch (SQLException e) {
-                throw new org.springframework.jdbc.UncategorizedSQLException(
-                    "applying webhook " + eventId, null, e);
+                throw new UncategorizedSQLException("applying webhook " + eventId, null, e);
               } finally {
                 DataSourceUtils.releaseConnection(connection, dataSource);
               }

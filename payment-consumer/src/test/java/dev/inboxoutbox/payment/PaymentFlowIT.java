@@ -227,11 +227,7 @@ class PaymentFlowIT {
     awaitStatus(paymentId, "CAPTURED");
     long versionAfterCapture =
         count("SELECT version FROM payments WHERE payment_id = ?", paymentId);
-    WebhookEvent event =
-        provider.webhookEvents().stream()
-            .filter(e -> e.paymentId().equals(paymentId))
-            .findFirst()
-            .orElseThrow();
+    WebhookEvent event = firstWebhookOf(paymentId);
     // The simulator delivers each event twice; a third copy comes late, after the capture, signed
     // afresh as a provider's retry would be, and is acknowledged like the first.
     await("the simulator's second copy answered")
@@ -264,11 +260,7 @@ class PaymentFlowIT {
     requestPayment(orderId, UUID.randomUUID().toString());
     awaitStatus(paymentId, "CAPTURED");
     LedgerEntry charge = onlyCharge(paymentId);
-    WebhookEvent event =
-        provider.webhookEvents().stream()
-            .filter(e -> e.paymentId().equals(paymentId))
-            .findFirst()
-            .orElseThrow();
+    WebhookEvent event = firstWebhookOf(paymentId);
     long version = count("SELECT version FROM payments WHERE payment_id = ?", paymentId);
     String outcome = inboxOutcome(ProviderWebhookHandler.OPERATION, event.id()).orElseThrow();
 
@@ -516,6 +508,14 @@ class PaymentFlowIT {
     assertThat(count("SELECT count(*) FROM payments WHERE payment_id = ?", paymentId)).isZero();
     assertThat(count("SELECT count(*) FROM outbox WHERE causation_id = ?", refusedEventId))
         .isZero();
+  }
+
+  /** The first event the provider sent about the payment. */
+  private static WebhookEvent firstWebhookOf(String paymentId) {
+    return provider.webhookEvents().stream()
+        .filter(e -> e.paymentId().equals(paymentId))
+        .findFirst()
+        .orElseThrow();
   }
 
   /** Webhook deliveries the endpoint answered with the inbox's {@code decision}. */
