@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,8 @@ public final class KafkaBroker {
           "-XX:TieredStopAtLevel=1",
           "-Xss512k",
           "-Djava.awt.headless=true");
+
+  private static final Duration TRAINING_TIMEOUT = Duration.ofMinutes(2);
 
   private final int nodeId;
   private final int port;
@@ -82,6 +85,22 @@ public final class KafkaBroker {
     }
   }
 
+  /**
+   * Trains the class-data archive brokers start with (see {@link ExtractedApplication}): this
+   * broker, alone, started until it listens, then stopped. Its settings must make it a cluster of
+   * one.
+   */
+  void trainClassDataArchive(ExtractedApplication application)
+      throws IOException, InterruptedException {
+    application.train(
+        KafkaBrokerMain.class.getName(),
+        JVM_OPTIONS,
+        List.of(properties.toString(), clusterId),
+        () -> accepts(port),
+        TRAINING_TIMEOUT,
+        log);
+  }
+
   public int nodeId() {
     return nodeId;
   }
@@ -130,9 +149,10 @@ public final class KafkaBroker {
 
   /** Whether its client listener accepts connections: it does once the broker has started. */
   boolean listening() {
-    if (!alive()) {
-      return false;
-    }
+    return alive() && accepts(port);
+  }
+
+  private static boolean accepts(int port) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
       return true;

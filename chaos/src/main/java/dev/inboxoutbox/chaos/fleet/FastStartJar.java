@@ -1,5 +1,6 @@
 package dev.inboxoutbox.chaos.fleet;
 
+import dev.inboxoutbox.devstack.ExtractedApplication;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -7,14 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
-import java.util.stream.Stream;
 
 /**
  * How a service's JVM is launched: from its Spring Boot executable jar extracted next to itself,
@@ -73,24 +72,24 @@ public final class FastStartJar {
       Map<String, String> properties,
       Path log,
       PrintStream out) {
-    Path home = executableJar.resolveSibling("iox-fast-start");
-    Path extracted = home.resolve(executableJar.getFileName());
-    Path archive = home.resolve("app.jsa");
-    Path stampFile = home.resolve("stamp");
     try {
-      String stamp = stamp(executableJar) + " " + stamp(extension);
+      ExtractedApplication application =
+          ExtractedApplication.of(executableJar)
+              .orElseThrow(() -> new IOException("extracting " + executableJar + " failed"));
+      Path extracted = application.jar();
+      Path archive = application.home().resolve("app.jsa");
+      Path stampFile = application.home().resolve("app.stamp");
+      String stamp = ExtractedApplication.identity(extension) + " " + JVM_OPTIONS;
       boolean current =
           Files.exists(stampFile)
               && Files.readString(stampFile).equals(stamp)
-              && Files.exists(extracted)
               && Files.exists(archive);
       if (!current) {
         long started = System.nanoTime();
-        extract(executableJar, home, log);
         train(extracted, extension, archive, properties, log);
         Files.writeString(stampFile, stamp);
         out.printf(
-            "%s: extracted and trained a class-data archive in %d s (once per build)%n",
+            "%s: trained a class-data archive in %d s (once per build)%n",
             executableJar.getFileName(),
             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
       }
@@ -142,46 +141,12 @@ public final class FastStartJar {
     return archive != null;
   }
 
-  /** Identifies the build and the JVM the archive belongs to; either changing makes it stale. */
-  private static String stamp(Path executableJar) throws IOException {
-    return executableJar.toAbsolutePath()
-        + " "
-        + Files.size(executableJar)
-        + " "
-        + Files.getLastModifiedTime(executableJar).toMillis()
-        + " "
-        + System.getProperty("java.home")
-        + " "
-        + System.getProperty("java.vm.version")
-        + " "
-        + JVM_OPTIONS;
-  }
-
-  private static void extract(Path executableJar, Path home, Path log)
-      throws IOException, InterruptedException {
-    deleteRecursively(home);
-    Files.createDirectories(home.getParent());
-    Path staging = Files.createTempDirectory(home.getParent(), "iox-fast-start-");
-    run(
-        List.of(
-            java(),
-            "-Djarmode=tools",
-            "-jar",
-            executableJar.toString(),
-            "extract",
-            "--destination",
-            staging.toString()),
-        log,
-        "extracting " + executableJar.getFileName());
-    Files.move(staging, home, StandardCopyOption.ATOMIC_MOVE);
-  }
-
   private static void train(
       Path extracted, Path extension, Path archive, Map<String, String> properties, Path log)
       throws IOException, InterruptedException {
     Path written = archive.resolveSibling(archive.getFileName() + ".tmp");
     List<String> command = new ArrayList<>();
-    command.add(java());
+    command.add(ExtractedApplication.java());
     command.addAll(JVM_OPTIONS);
     command.add("-XX:ArchiveClassesAtExit=" + written);
     command.add("-Dspring.context.exit=onRefresh");
@@ -211,21 +176,6 @@ public final class FastStartJar {
     }
     if (process.exitValue() != 0) {
       throw new IOException(what + " exited with " + process.exitValue());
-    }
-  }
-
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
-  private static void deleteRecursively(Path directory) throws IOException {
-    if (!Files.exists(directory)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(directory)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
     }
   }
 }
