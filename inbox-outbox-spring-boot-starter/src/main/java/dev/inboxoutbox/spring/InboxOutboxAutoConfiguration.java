@@ -82,8 +82,9 @@ public class InboxOutboxAutoConfiguration {
   @Bean
   @ConditionalOnBooleanProperty(name = "inbox-outbox.schema.migrate", matchIfMissing = true)
   @ConditionalOnMissingBean
-  InboxOutboxSchemaInitializer inboxOutboxSchemaInitializer(DataSource dataSource) {
-    return new InboxOutboxSchemaInitializer(dataSource);
+  InboxOutboxSchemaInitializer inboxOutboxSchemaInitializer(
+      DataSource dataSource, InboxOutboxProperties properties) {
+    return new InboxOutboxSchemaInitializer(dataSource, properties.schema().waitForDatabase());
   }
 
   @Bean

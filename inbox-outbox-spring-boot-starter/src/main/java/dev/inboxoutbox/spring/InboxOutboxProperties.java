@@ -38,8 +38,12 @@ public record InboxOutboxProperties(
    *
    * @param migrate Apply the inbox/outbox Flyway migrations (history table iox_schema_history) at
    *     start-up.
+   * @param waitForDatabase How long start-up tries the migration again while the database cannot be
+   *     reached (connection refused or lost, server shutting down or starting up); 0 fails the
+   *     start at once.
    */
-  public record SchemaProperties(@DefaultValue("true") boolean migrate) {}
+  public record SchemaProperties(
+      @DefaultValue("true") boolean migrate, @DefaultValue("0s") Duration waitForDatabase) {}
 
   /**
    * Key lifetimes, by default and per operation (scope). The defaults are those of {@link

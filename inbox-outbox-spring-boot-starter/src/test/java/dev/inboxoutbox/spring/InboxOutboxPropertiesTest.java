@@ -62,6 +62,7 @@ class InboxOutboxPropertiesTest {
             "inbox-outbox.relay.restart-backoff-max=1m",
             "inbox-outbox.retention.enabled=false",
             "inbox-outbox.retention.interval=10m",
+            "inbox-outbox.schema.wait-for-database=30s",
             "inbox-outbox.retention.batch-size=250",
             "inbox-outbox.retention.run-budget=5s",
             "inbox-outbox.retention.pause-between-batches=100ms",
@@ -77,7 +78,8 @@ class InboxOutboxPropertiesTest {
               assertThat(started).hasNotFailed();
               InboxOutboxProperties properties = started.getBean(InboxOutboxProperties.class);
               assertThat(properties.schema())
-                  .isEqualTo(new InboxOutboxProperties.SchemaProperties(false));
+                  .isEqualTo(
+                      new InboxOutboxProperties.SchemaProperties(false, Duration.ofSeconds(30)));
               assertThat(properties.inbox())
                   .isEqualTo(
                       new InboxOutboxProperties.InboxProperties(

@@ -1,13 +1,16 @@
 package dev.inboxoutbox.spring.schema;
 
 import dev.inboxoutbox.schema.InboxOutboxSchema;
+import java.time.Duration;
 import org.flywaydb.core.Flyway;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Runs the application's own Flyway migration ({@code spring.flyway.*}) under {@link
@@ -21,9 +24,17 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({Flyway.class, FlywayMigrationStrategy.class})
 public class LockedFlywayMigrationAutoConfiguration {
 
+  /** Waits for an unreachable database as the framework's own migration does. */
   @Bean
   @ConditionalOnMissingBean
-  FlywayMigrationStrategy lockedFlywayMigration() {
-    return InboxOutboxSchema::migrate;
+  FlywayMigrationStrategy lockedFlywayMigration(Environment environment) {
+    DatabaseWait databaseWait =
+        new DatabaseWait(
+            Binder.get(environment)
+                .bind("inbox-outbox.schema.wait-for-database", Duration.class)
+                .orElse(Duration.ZERO));
+    return flyway ->
+        databaseWait.run(
+            "the application's Flyway migration", () -> InboxOutboxSchema.migrate(flyway));
   }
 }
