@@ -35,8 +35,11 @@ public final class ServiceFleet implements AutoCloseable {
   /** The chaos extension's {@code CrashInjector.HALT_STATUS}: the exit code of a crash point. */
   static final int CRASH_POINT_STATUS = 137;
 
-  /** At most one kill in this many may hit an instance that is still starting. */
-  private static final int KILLS_PER_START_UP_KILL = 5;
+  /**
+   * At most one kill in this many may hit an instance that is still starting: each such kill costs
+   * a restart that counts towards no proof floor, and restarts bound what a run can inject.
+   */
+  private static final int KILLS_PER_START_UP_KILL = 10;
 
   /**
    * An instance that exits this long after an infrastructure fault ended still counts as exiting
@@ -191,7 +194,7 @@ public final class ServiceFleet implements AutoCloseable {
     return victim;
   }
 
-  /** Whether one more kill may hit a starting instance and keep them at most one in five. */
+  /** Whether one more kill may hit a starting instance and keep them at most one in ten. */
   static boolean startUpKillAllowed(int kills, int startUpKills) {
     return (startUpKills + 1) * KILLS_PER_START_UP_KILL <= kills + 1;
   }

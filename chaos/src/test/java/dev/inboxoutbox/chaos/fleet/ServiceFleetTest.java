@@ -7,14 +7,13 @@ import org.junit.jupiter.api.Test;
 class ServiceFleetTest {
 
   @Test
-  void atMostOneKillInFiveHitsAStartingInstance() {
+  void atMostOneKillInTenHitsAStartingInstance() {
     assertThat(ServiceFleet.startUpKillAllowed(0, 0)).as("the first kill").isFalse();
-    assertThat(ServiceFleet.startUpKillAllowed(3, 0)).as("the fourth").isFalse();
-    assertThat(ServiceFleet.startUpKillAllowed(4, 0)).as("the fifth").isTrue();
-    assertThat(ServiceFleet.startUpKillAllowed(5, 1)).isFalse();
-    assertThat(ServiceFleet.startUpKillAllowed(9, 1)).isTrue();
-    assertThat(ServiceFleet.startUpKillAllowed(19, 3)).as("the twentieth, after three").isTrue();
-    assertThat(ServiceFleet.startUpKillAllowed(19, 4)).isFalse();
+    assertThat(ServiceFleet.startUpKillAllowed(8, 0)).as("the ninth").isFalse();
+    assertThat(ServiceFleet.startUpKillAllowed(9, 0)).as("the tenth").isTrue();
+    assertThat(ServiceFleet.startUpKillAllowed(10, 1)).isFalse();
+    assertThat(ServiceFleet.startUpKillAllowed(19, 1)).as("the twentieth, after one").isTrue();
+    assertThat(ServiceFleet.startUpKillAllowed(19, 2)).isFalse();
   }
 
   @Test
