@@ -83,7 +83,7 @@ class RunProfileTest {
     CommandLine commandLine = new CommandLine(command);
     commandLine.parseArgs("--duration", "60s", "--broker-kill-every", "25s");
     RunProfile.fitFaultsToWindow(command, commandLine.getParseResult());
-    assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(10));
+    assertThat(command.postgresCrashEvery).isEqualTo(Duration.ofSeconds(15));
     assertThat(command.postgresFailoverEvery).isEqualTo(Duration.ofSeconds(30));
     assertThat(command.networkFaultEvery).isEqualTo(Duration.ofSeconds(6));
     assertThat(command.brokerKillEvery).as("given explicitly").isEqualTo(Duration.ofSeconds(25));
