@@ -25,7 +25,7 @@ final class ChildJvm {
     if (!isExecutableJar(classPath)) {
       return List.of("-cp", classPath, mainClass);
     }
-    return ExtractedApplication.of(Path.of(classPath))
+    return extractedApplication()
         .map(extracted -> extracted.launch(mainClass))
         .orElseGet(
             () ->

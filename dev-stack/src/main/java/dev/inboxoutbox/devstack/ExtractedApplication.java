@@ -17,9 +17,9 @@ import java.util.function.BooleanSupplier;
  * services' jars for the chaos run), with a class-data (AppCDS) archive per child main class that
  * has been trained. A child JVM started through Spring Boot's launcher reads its classes out of
  * nested jars, and a JVM can map no archive for those; from the extracted jar it maps the classes
- * it used last time. A Kafka broker of a chaos run took 3.5 CPU-seconds to listen from the fat jar
- * on an idle machine, 1.6 from the extracted jar with its archive, and a broker is restarted three
- * times a run on two cores that are short of CPU.
+ * it used last time: a Kafka broker of a chaos run starts on about a third of the CPU
+ * (docs/benchmarks.md, "Kafka broker start"), and a broker is restarted several times a run on two
+ * cores short of CPU.
  *
  * <p>Only an optimisation: when extraction fails, or an archive is missing or belongs to another
  * build or JVM, the child starts without it.

@@ -51,13 +51,7 @@ class InboxOutboxSchemaInitializerIT {
     InboxOutboxSchemaInitializer initializer =
         new InboxOutboxSchemaInitializer(throughProxy(database.jdbcUrl()), Duration.ofSeconds(60));
 
-    CompletableFuture<Void> start = CompletableFuture.runAsync(initializer::afterPropertiesSet);
-    Thread.sleep(2_000);
-    assertThat(start).as("still waiting while the database cannot be reached").isNotDone();
-
-    proxy.redirect(TcpProxy.jdbcUpstream(database.jdbcUrl()));
-
-    start.get(60, TimeUnit.SECONDS);
+    migratesOnceTheDatabaseIsReachable(initializer::afterPropertiesSet);
     assertThat(tableExists("inbox")).isTrue();
   }
 
@@ -73,13 +67,7 @@ class InboxOutboxSchemaInitializerIT {
             .locations("classpath:db/locked-it")
             .load();
 
-    CompletableFuture<Void> start = CompletableFuture.runAsync(() -> strategy.migrate(flyway));
-    Thread.sleep(2_000);
-    assertThat(start).as("still waiting while the database cannot be reached").isNotDone();
-
-    proxy.redirect(TcpProxy.jdbcUpstream(database.jdbcUrl()));
-
-    start.get(60, TimeUnit.SECONDS);
+    migratesOnceTheDatabaseIsReachable(() -> strategy.migrate(flyway));
     assertThat(tableExists("things")).isTrue();
   }
 
@@ -107,6 +95,20 @@ class InboxOutboxSchemaInitializerIT {
     assertThat(Duration.ofNanos(System.nanoTime() - started))
         .as("no wait for a database that does not exist")
         .isLessThan(Duration.ofSeconds(10));
+  }
+
+  /**
+   * Starts {@code migration}, checks it still waits 2 s later while the proxy leads nowhere, then
+   * lets the proxy lead to the database and waits for the migration to end.
+   */
+  private void migratesOnceTheDatabaseIsReachable(Runnable migration) throws Exception {
+    CompletableFuture<Void> start = CompletableFuture.runAsync(migration);
+    Thread.sleep(2_000);
+    assertThat(start).as("still waiting while the database cannot be reached").isNotDone();
+
+    proxy.redirect(TcpProxy.jdbcUpstream(database.jdbcUrl()));
+
+    start.get(60, TimeUnit.SECONDS);
   }
 
   private DataSource throughProxy(String jdbcUrl) {
