@@ -183,6 +183,7 @@ final class ChaosRun {
                   stack.postgres().processes(),
                   stack.postgres().replication(),
                   cluster,
+                  InfrastructureFaults.CommittedOrders.in(ordersDb.dataSource()),
                   random,
                   out);
           LoadProducer load =

@@ -4,17 +4,23 @@ import dev.inboxoutbox.devstack.KafkaBroker;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.PostgresServer;
 import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import javax.sql.DataSource;
 
 /**
  * Crashes PostgreSQL, fails it over to its standby and SIGKILLs Kafka brokers at their rates during
@@ -33,14 +39,47 @@ public final class InfrastructureFaults implements AutoCloseable {
    */
   private static final Duration FAILOVER_READY_PATIENCE = Duration.ofSeconds(180);
 
-  /** How long the negative control holds replication back before a failover. */
+  /**
+   * The negative control holds replication back until the primary alone has committed this many
+   * orders: a hold of a fixed time lost nothing to see when the services were restarting or slowed
+   * by a latency fault through it.
+   */
+  private static final int UNSAFE_ORDERS = 20;
+
+  /** How long the negative control waits for {@link #UNSAFE_ORDERS} before failing over anyway. */
+  private static final Duration UNSAFE_PATIENCE = Duration.ofSeconds(30);
+
+  /**
+   * How long replication stays held once those orders are committed: the consumers commit the
+   * records' Kafka offsets after their transactions, and only a record whose offset is committed is
+   * not delivered again after the failover.
+   */
   private static final Duration UNSAFE_HOLD = Duration.ofSeconds(3);
+
+  /** Orders committed so far, read where the services commit (the primary while it serves). */
+  @FunctionalInterface
+  public interface CommittedOrders {
+    long count() throws SQLException;
+
+    /** The rows of order-consumer's orders table in {@code ordersDb}. */
+    static CommittedOrders in(DataSource ordersDb) {
+      return () -> {
+        try (Connection connection = ordersDb.getConnection();
+            Statement statement = connection.createStatement();
+            ResultSet row = statement.executeQuery("SELECT count(*) FROM orders")) {
+          row.next();
+          return row.getLong(1);
+        }
+      };
+    }
+  }
 
   private final FaultOptions options;
   private final FaultLog log;
   private final Optional<PostgresServer.Processes> postgres;
   private final Optional<PostgresServer.Replication> replication;
   private final Optional<KafkaCluster> kafka;
+  private final CommittedOrders committedOrders;
   private final Random random;
   private final PrintStream out;
   private final ExecutorService injecting =
@@ -60,6 +99,7 @@ public final class InfrastructureFaults implements AutoCloseable {
       Optional<PostgresServer.Processes> postgres,
       Optional<PostgresServer.Replication> replication,
       Optional<KafkaCluster> kafka,
+      CommittedOrders committedOrders,
       Random random,
       PrintStream out) {
     this.options = options;
@@ -67,6 +107,7 @@ public final class InfrastructureFaults implements AutoCloseable {
     this.postgres = postgres;
     this.replication = replication;
     this.kafka = kafka;
+    this.committedOrders = committedOrders;
     this.random = random;
     this.out = out;
     if (options.includes(FaultLog.Kind.POSTGRES_CRASH) && postgres.isEmpty()) {
@@ -204,11 +245,7 @@ public final class InfrastructureFaults implements AutoCloseable {
         // The negative control: what the services commit now is acknowledged by the primary
         // alone, and the failover below loses it.
         pair.holdReplication(true);
-        out.printf(
-            "%n[%.1fs] replication to the standby held for %s s before the failover (negative"
-                + " control)%n",
-            log.now() / 1000.0, seconds(UNSAFE_HOLD));
-        Thread.sleep(UNSAFE_HOLD.toMillis());
+        holdUntilOrdersAreLost();
       }
       String before = pair.describe();
       pair.failover();
@@ -217,6 +254,48 @@ public final class InfrastructureFaults implements AutoCloseable {
           log.now() / 1000.0, before, pair.describe());
     } finally {
       fault.end();
+    }
+  }
+
+  /**
+   * The negative control's hold: until the primary alone has committed {@link #UNSAFE_ORDERS}
+   * orders and the consumers have had {@link #UNSAFE_HOLD} to commit their offsets past them.
+   */
+  private void holdUntilOrdersAreLost() throws InterruptedException {
+    out.printf(
+        "%n[%.1fs] replication to the standby held before the failover (negative control)%n",
+        log.now() / 1000.0);
+    Instant heldAt = Instant.now();
+    OptionalLong before = readCommittedOrders();
+    Instant deadline = heldAt.plus(UNSAFE_PATIENCE);
+    OptionalLong now = before;
+    while (Instant.now().isBefore(deadline)
+        && (before.isEmpty()
+            || now.isEmpty()
+            || now.getAsLong() - before.getAsLong() < UNSAFE_ORDERS)) {
+      Thread.sleep(250);
+      now = readCommittedOrders();
+      if (before.isEmpty()) {
+        before = now;
+      }
+    }
+    long committedAlone =
+        before.isPresent() && now.isPresent() ? now.getAsLong() - before.getAsLong() : 0;
+    out.printf(
+        "%n[%.1fs] %d orders committed on the primary alone after %.1f s%s; failing over in %s s%n",
+        log.now() / 1000.0,
+        committedAlone,
+        Duration.between(heldAt, Instant.now()).toMillis() / 1000.0,
+        committedAlone < UNSAFE_ORDERS ? " (fewer than " + UNSAFE_ORDERS + ")" : "",
+        seconds(UNSAFE_HOLD));
+    Thread.sleep(UNSAFE_HOLD.toMillis());
+  }
+
+  private OptionalLong readCommittedOrders() {
+    try {
+      return OptionalLong.of(committedOrders.count());
+    } catch (SQLException unreachable) {
+      return OptionalLong.empty();
     }
   }
 
