@@ -391,7 +391,7 @@ final class ChaosRun {
     Progress progress = run.progress();
     // Part of the settling: a run is quiet only once every cancel has gone.
     load.sendHeldCancels();
-    List<String> down =
+    Progress.Settled settled =
         progress.awaitQuiescence(
             run.paymentsDb(),
             run.bootstrap(),
@@ -403,12 +403,19 @@ final class ChaosRun {
     run.cpu().stop();
     out.printf("settle phase: %d s%n", Duration.between(loadEnded, Instant.now()).toSeconds());
     out.println(
-        down == null
-            ? "quiet, every process back up: verifying"
-            : "did not go quiet within "
-                + options.quiescenceTimeout()
-                + (down.isEmpty() ? "" : " (not up: " + String.join(", ", down) + ")")
-                + ": verifying anyway");
+        switch (settled.outcome()) {
+          case QUIET -> "quiet, every process back up: verifying";
+          case STALLED ->
+              "nothing in flight and every process up, yet orders still wait for their payment:"
+                  + " verifying";
+          case TIMED_OUT ->
+              "did not go quiet within "
+                  + options.quiescenceTimeout()
+                  + (settled.down().isEmpty()
+                      ? ""
+                      : " (not up: " + String.join(", ", settled.down()) + ")")
+                  + ": verifying anyway";
+        });
   }
 
   /** Verifies the effects, prints the report and writes it: its verdict is the run's. */

@@ -202,27 +202,47 @@ final class Progress {
   }
 
   /**
+   * How the settle phase ended: quiet, stalled (nothing left to deliver or restart, yet orders wait
+   * for a payment that nothing will bring), or out of time with the processes not up then.
+   */
+  record Settled(Outcome outcome, List<String> down) {
+    enum Outcome {
+      QUIET,
+      STALLED,
+      TIMED_OUT
+    }
+  }
+
+  /**
+   * How long nothing may move, with no lag, no unpublished row, no webhook copy due and every
+   * process up, before orders still waiting are taken as lost: only a lost commit leaves an order
+   * waiting with nothing in flight, and the verifier then says which.
+   */
+  private static final int STALLED_SAMPLES = 10;
+
+  /**
    * Waits until every consumer group is at lag 0, no outbox row is unpublished, no order waits for
    * its payment, the provider has no webhook copy left to deliver, every killed process is back up,
-   * and all of that holds for three samples in a row. Restarts still under way overlap with the
-   * draining. Returns null once quiet, else the processes that were not up when the timeout ran
-   * out.
+   * and all of that holds for three samples in a row; or until orders wait with all the rest quiet
+   * for {@link #STALLED_SAMPLES} samples. Restarts still under way overlap with the draining.
    */
-  List<String> awaitQuiescence(
+  Settled awaitQuiescence(
       Database paymentsDb, String bootstrap, LongSupplier pendingWebhooks, Duration timeout)
       throws Exception {
     Instant deadline = Instant.now().plus(timeout);
     int quietSamples = 0;
+    int stalledSamples = 0;
     String last = "";
     List<String> down = List.of();
     try (KafkaLag kafka = new KafkaLag(bootstrap)) {
       while (Instant.now().isBefore(deadline)) {
-        String state;
+        DrainState state;
         try {
           state = drainState(kafka, paymentsDb, pendingWebhooks.getAsLong());
         } catch (java.sql.SQLException | java.util.concurrent.ExecutionException unreachable) {
           // PostgreSQL or Kafka is down for a while: an outage to wait out, not a reason to stop.
           quietSamples = 0;
+          stalledSamples = 0;
           last = "";
           sample();
           Thread.sleep(1000);
@@ -233,24 +253,45 @@ final class Progress {
                 .filter(service -> !service.ready())
                 .map(ServiceProcess::name)
                 .toList();
-        boolean quiet = state.startsWith("0/0/0/0/") && down.isEmpty() && state.equals(last);
-        quietSamples = quiet ? quietSamples + 1 : 0;
-        last = state;
+        boolean unchanged = state.toString().equals(last) && down.isEmpty();
+        quietSamples = unchanged && state.quiet() ? quietSamples + 1 : 0;
+        stalledSamples = unchanged && state.nothingInFlight() ? stalledSamples + 1 : 0;
+        last = state.toString();
         if (quietSamples >= 3) {
-          return null;
+          return new Settled(Settled.Outcome.QUIET, List.of());
+        }
+        if (stalledSamples >= STALLED_SAMPLES) {
+          return new Settled(Settled.Outcome.STALLED, List.of());
         }
         sample();
         Thread.sleep(1000);
       }
     }
-    return down;
+    return new Settled(Settled.Outcome.TIMED_OUT, down);
+  }
+
+  /**
+   * One look at what is still on its way: the consumer groups' lag, unpublished outbox rows, orders
+   * waiting for a payment, webhook copies the provider has yet to deliver, the payment inbox's
+   * size.
+   */
+  private record DrainState(
+      long lag, long unpublished, long ordersWaiting, long pendingWebhooks, long paymentInbox) {
+
+    boolean nothingInFlight() {
+      return lag == 0 && unpublished == 0 && pendingWebhooks == 0;
+    }
+
+    boolean quiet() {
+      return nothingInFlight() && ordersWaiting == 0;
+    }
   }
 
   /**
    * Lag, unpublished outbox rows, orders waiting for a payment, webhook copies the provider has yet
    * to deliver and the payment inbox's size.
    */
-  private String drainState(KafkaLag kafka, Database paymentsDb, long pendingWebhooks)
+  private DrainState drainState(KafkaLag kafka, Database paymentsDb, long pendingWebhooks)
       throws java.sql.SQLException, java.util.concurrent.ExecutionException, InterruptedException {
     long lag = 0;
     for (String[] group : Verifier.CONSUMER_GROUPS) {
@@ -264,14 +305,11 @@ final class Progress {
     long open =
         Verifier.count(
             ordersDb.dataSource(), "SELECT count(*) FROM orders WHERE status = 'PLACED'");
-    return lag
-        + "/"
-        + unpublished
-        + "/"
-        + open
-        + "/"
-        + pendingWebhooks
-        + "/"
-        + Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox");
+    return new DrainState(
+        lag,
+        unpublished,
+        open,
+        pendingWebhooks,
+        Verifier.count(paymentsDb.dataSource(), "SELECT count(*) FROM inbox"));
   }
 }
