@@ -88,10 +88,8 @@ public final class ExtractedApplication {
   }
 
   /**
-   * Trains {@code mainClass}'s archive: starts it with {@code jvmOptions} and {@code arguments},
-   * waits until {@code ready} says it has done what its runs do first, stops it with SIGTERM (the
-   * JVM writes the classes it loaded as it exits) and keeps the archive. The child's output goes to
-   * {@code log}.
+   * Trains {@code mainClass}'s archive from the extracted jar: see {@link #train(Path, List, List,
+   * BooleanSupplier, Duration, Path)}.
    */
   void train(
       String mainClass,
@@ -101,15 +99,33 @@ public final class ExtractedApplication {
       Duration timeout,
       Path log)
       throws IOException, InterruptedException {
-    Path archive = archive(mainClass);
-    Path written = Files.createTempFile(home, mainClass, ".jsa.tmp");
+    List<String> launch = new ArrayList<>(List.of("-cp", jar.toString(), mainClass));
+    launch.addAll(arguments);
+    train(archive(mainClass), jvmOptions, launch, ready, timeout, log);
+  }
+
+  /**
+   * Trains {@code archive}: runs {@code java jvmOptions -XX:ArchiveClassesAtExit=... launch} (the
+   * class path, the main class and its arguments), waits until {@code ready} says the process has
+   * done what its runs do first, stops it with SIGTERM (the JVM writes the classes it loaded as it
+   * exits) and moves the archive into place. The child's output goes to {@code log}.
+   */
+  public static void train(
+      Path archive,
+      List<String> jvmOptions,
+      List<String> launch,
+      BooleanSupplier ready,
+      Duration timeout,
+      Path log)
+      throws IOException, InterruptedException {
+    Path written =
+        Files.createTempFile(archive.toAbsolutePath().getParent(), "training-", ".jsa.tmp");
     Files.delete(written);
     List<String> command = new ArrayList<>();
     command.add(java());
     command.addAll(jvmOptions);
     command.add("-XX:ArchiveClassesAtExit=" + written);
-    command.addAll(List.of("-cp", jar.toString(), mainClass));
-    command.addAll(arguments);
+    command.addAll(launch);
     Process process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
@@ -120,13 +136,14 @@ public final class ExtractedApplication {
       while (!ready.getAsBoolean()) {
         if (!process.isAlive() || System.nanoTime() > deadline) {
           throw new IOException(
-              "the training run of " + mainClass + " did not get ready; see " + log);
+              "the training run for " + archive.getFileName() + " did not get ready; see " + log);
         }
         Thread.sleep(100);
       }
       process.destroy();
       if (!process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS) || !Files.exists(written)) {
-        throw new IOException("the training run of " + mainClass + " wrote no archive; see " + log);
+        throw new IOException(
+            "the training run for " + archive.getFileName() + " wrote no archive; see " + log);
       }
       Files.move(
           written, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

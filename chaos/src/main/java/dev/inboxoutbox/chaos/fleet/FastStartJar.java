@@ -1,12 +1,17 @@
 package dev.inboxoutbox.chaos.fleet;
 
 import dev.inboxoutbox.devstack.ExtractedApplication;
+import dev.inboxoutbox.devstack.FreePorts;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +43,13 @@ public final class FastStartJar {
   static final List<String> JVM_OPTIONS =
       List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Xmx384m");
 
-  private static final long TRAINING_TIMEOUT_SECONDS = 180;
+  /** Part of the archive's stamp: an archive trained otherwise is trained again. */
+  private static final String TRAINED_UNTIL = "serving with its relay";
+
+  private static final Duration TRAINING_TIMEOUT = Duration.ofMinutes(3);
+
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   private static final String PROPERTIES_LAUNCHER =
       "org.springframework.boot.loader.launch.PropertiesLauncher";
@@ -63,8 +74,8 @@ public final class FastStartJar {
 
   /**
    * Extracts {@code executableJar} and trains its archive unless a previous run did so for the same
-   * jar and JVM. Training starts the application with {@code properties} until its context is
-   * refreshed (Flyway migrates, beans are created, no listener or relay starts) and exits.
+   * jar and JVM. Training starts the application with {@code properties} (a database of its own and
+   * a broker) until it serves and leads its relay, then stops it.
    */
   static FastStartJar prepare(
       Path executableJar,
@@ -79,7 +90,8 @@ public final class FastStartJar {
       Path extracted = application.jar();
       Path archive = application.home().resolve("app.jsa");
       Path stampFile = application.home().resolve("app.stamp");
-      String stamp = ExtractedApplication.identity(extension) + " " + JVM_OPTIONS;
+      String stamp =
+          ExtractedApplication.identity(extension) + " " + JVM_OPTIONS + " " + TRAINED_UNTIL;
       boolean current =
           Files.exists(stampFile)
               && Files.readString(stampFile).equals(stamp)
@@ -141,41 +153,41 @@ public final class FastStartJar {
     return archive != null;
   }
 
+  /**
+   * Runs the application until it serves and leads its relay (the only instance on its database),
+   * then stops it: the archive then holds the classes of the Kafka listeners, the embedded relay
+   * and the web server too, which every restart of a chaos run loads again; stopping at the
+   * context's refresh left them out.
+   */
   private static void train(
       Path extracted, Path extension, Path archive, Map<String, String> properties, Path log)
       throws IOException, InterruptedException {
-    Path written = archive.resolveSibling(archive.getFileName() + ".tmp");
-    List<String> command = new ArrayList<>();
-    command.add(ExtractedApplication.java());
-    command.addAll(JVM_OPTIONS);
-    command.add("-XX:ArchiveClassesAtExit=" + written);
-    command.add("-Dspring.context.exit=onRefresh");
-    command.add("-cp");
-    command.add(classPath(extracted, extension));
-    command.add(mainClass(extracted));
-    command.add("--server.port=0");
-    properties.forEach((key, value) -> command.add("--" + key + "=" + value));
-    run(command, log, "training run of " + extracted.getFileName());
-    if (!Files.exists(written)) {
-      throw new IOException("the training run wrote no archive");
-    }
-    Files.move(
-        written, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    int port = FreePorts.belowEphemeralRange();
+    List<String> launch = new ArrayList<>();
+    launch.add("-cp");
+    launch.add(classPath(extracted, extension));
+    launch.add(mainClass(extracted));
+    launch.add("--server.port=" + port);
+    properties.forEach((key, value) -> launch.add("--" + key + "=" + value));
+    ExtractedApplication.train(
+        archive, JVM_OPTIONS, launch, () -> leadsItsRelay(port), TRAINING_TIMEOUT, log);
   }
 
-  private static void run(List<String> command, Path log, String what)
-      throws IOException, InterruptedException {
-    Process process =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
-    if (!process.waitFor(TRAINING_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new IOException(what + " took longer than " + TRAINING_TIMEOUT_SECONDS + " s");
-    }
-    if (process.exitValue() != 0) {
-      throw new IOException(what + " exited with " + process.exitValue());
+  private static boolean leadsItsRelay(int port) {
+    try {
+      HttpResponse<String> relay =
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://localhost:" + port + "/actuator/health/outboxRelay"))
+                  .timeout(Duration.ofSeconds(2))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return relay.body().contains("\"state\":\"RUNNING\"");
+    } catch (IOException notYetListening) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 }

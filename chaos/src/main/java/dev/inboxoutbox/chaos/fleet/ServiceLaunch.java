@@ -41,7 +41,7 @@ public final class ServiceLaunch {
         Database ordersDb = stack.postgres().createDatabase();
         Database paymentsDb = stack.postgres().createDatabase()) {
       String bootstrap = stack.kafka().bootstrapServers();
-      // Training stops once the context is refreshed: nothing calls the provider, any URL will do.
+      // Training ends once the instance serves, before any record: nothing calls the provider.
       Jars jars =
           prepare(
               repoRoot,
