@@ -298,8 +298,9 @@ public final class ChaosCommand implements Callable<Integer> {
       names = "--unsafe-failover",
       description =
           "Negative control of postgres-failover: the standby stays asynchronous and its"
-              + " replication is held back for a few seconds before each failover, so commits the"
-              + " services saw acknowledged are lost; the verifier must then fail.")
+              + " replication is held back before each failover until the primary alone has"
+              + " committed orders, so commits the services saw acknowledged are lost; the"
+              + " verifier must then fail.")
   boolean unsafeFailover;
 
   @Option(
