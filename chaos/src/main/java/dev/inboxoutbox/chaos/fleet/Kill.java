@@ -9,9 +9,8 @@ package dev.inboxoutbox.chaos.fleet;
  * @param kind {@code random}, {@code relay-leader}, {@code crash-point} or {@code
  *     exit-during-outage}
  * @param process the instance, such as {@code order-consumer-1}
- * @param serving whether the instance had been serving (health UP) for at least {@link
- *     ServiceFleet#SERVING_VICTIM_MIN_AGE}, or halted at a crash point (inside a handler or the
- *     relay), rather than still starting
+ * @param serving whether the instance served (health UP) with partitions assigned to its consumers,
+ *     or halted at a crash point (inside a handler or the relay), rather than still starting
  * @param duringInfrastructureFault whether an infrastructure fault lasted (or had just ended)
  */
 public record Kill(

@@ -29,9 +29,6 @@ public final class ServiceFleet implements AutoCloseable {
 
   private static final Duration STARTING_VICTIM_MIN_AGE = Duration.ofSeconds(5);
 
-  /** A kill counts as one of a serving instance once the instance has served this long. */
-  public static final Duration SERVING_VICTIM_MIN_AGE = Duration.ofSeconds(3);
-
   /** The chaos extension's {@code CrashInjector.HALT_STATUS}: the exit code of a crash point. */
   static final int CRASH_POINT_STATUS = 137;
 
@@ -153,13 +150,15 @@ public final class ServiceFleet implements AutoCloseable {
   }
 
   /**
-   * A victim is an instance that has served (health UP: consumers and relay running) for at least
-   * {@link #SERVING_VICTIM_MIN_AGE}, so it holds partitions, open transactions and, for one of
-   * them, the relay slot. One kill in {@link #KILLS_PER_START_UP_KILL} at most may instead hit an
-   * instance that has been starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's
-   * own start, into the application's (migrations, joining its groups, competing for the relay
-   * slot), a real crash during start-up; such an instance must serve before it can be killed again.
-   * Never the last serving instance of a service: the run measures recovery, not an outage.
+   * A victim is an instance that serves (health UP: consumers and relay running) and whose
+   * consumers hold partitions, so it holds records to process, open transactions and, for one of
+   * them, the relay slot. Waiting for the partitions, not for a time after health UP: an instance
+   * gets them from 0.1 to 3 s after it serves, and restarts bound how many kills a run has. One
+   * kill in {@link #KILLS_PER_START_UP_KILL} at most may instead hit an instance that has been
+   * starting for at least {@link #STARTING_VICTIM_MIN_AGE}: past the JVM's own start, into the
+   * application's (migrations, joining its groups, competing for the relay slot), a real crash
+   * during start-up; such an instance must serve before it can be killed again. Never the last
+   * serving instance of a service: the run measures recovery, not an outage.
    */
   private ServiceProcess chooseVictim() {
     List<ServiceProcess> all = all();
@@ -171,7 +170,7 @@ public final class ServiceFleet implements AutoCloseable {
             .filter(ServiceProcess::alive)
             .filter(
                 service ->
-                    servedLongEnough(service)
+                    service.servesPartitions()
                         || (startUpKillAllowed
                             && !service.ready()
                             && service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0
@@ -199,10 +198,6 @@ public final class ServiceFleet implements AutoCloseable {
     return (startUpKills + 1) * KILLS_PER_START_UP_KILL <= kills + 1;
   }
 
-  private static boolean servedLongEnough(ServiceProcess service) {
-    return service.servingFor().compareTo(SERVING_VICTIM_MIN_AGE) >= 0;
-  }
-
   private boolean hasServingSibling(ServiceProcess service) {
     List<ServiceProcess> siblings =
         orderServices.contains(service) ? orderServices : paymentServices;
@@ -222,7 +217,7 @@ public final class ServiceFleet implements AutoCloseable {
           victim.name());
     }
     // A crash point fires inside a handler or the relay: that instance was serving by definition.
-    boolean serving = kind.equals("crash-point") || servedLongEnough(victim);
+    boolean serving = kind.equals("crash-point") || victim.servesPartitions();
     if (serving) {
       killsOfServingInstances.incrementAndGet();
       // A crash point halts inside a handler's transaction or the relay: work in flight by

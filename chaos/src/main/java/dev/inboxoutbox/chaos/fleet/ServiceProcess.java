@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * One service instance as a real child process ({@code java ... -jar <service>.jar}, see {@link
@@ -19,6 +20,10 @@ import java.util.Map;
 public final class ServiceProcess implements WebhookProxy.Target {
 
   private static final long READY_REUSE_NANOS = 1_000_000_000L;
+
+  /** An idempotent consumer's assignment in the health details with at least one partition. */
+  private static final Pattern HELD_PARTITIONS = Pattern.compile("\"assignment\":\\{[^{}]*\\[\"");
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
@@ -31,8 +36,8 @@ public final class ServiceProcess implements WebhookProxy.Target {
   private int starts;
   private long startedAtNanos;
   private volatile boolean lastReady;
+  private volatile boolean lastHeldPartitions;
   private volatile boolean servedInThisLife;
-  private volatile long servingSinceNanos;
   private volatile long readyCheckedAtNanos;
 
   public ServiceProcess(
@@ -69,7 +74,6 @@ public final class ServiceProcess implements WebhookProxy.Target {
     startedAtNanos = System.nanoTime();
     starts++;
     servedInThisLife = false;
-    servingSinceNanos = 0;
     forgetReadiness();
   }
 
@@ -99,6 +103,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
   /** A new or killed process has no reading yet: the next {@link #ready()} asks. */
   private void forgetReadiness() {
     lastReady = false;
+    lastHeldPartitions = false;
     readyCheckedAtNanos = 0;
   }
 
@@ -107,17 +112,25 @@ public final class ServiceProcess implements WebhookProxy.Target {
     return alive() ? Duration.ofNanos(System.nanoTime() - startedAtNanos) : Duration.ZERO;
   }
 
-  /**
-   * How long the current process has been serving, from the first reading of health UP in its life
-   * (readings are at most a second old); zero when it is not serving now.
-   */
-  Duration servingFor() {
-    long since = servingSinceNanos;
-    return since == 0 || !ready() ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - since);
-  }
-
   public synchronized int starts() {
     return starts;
+  }
+
+  /**
+   * Whether the instance serves and, at that reading of its health, one of its consumers held
+   * partitions: records to process while orders are in flight, and a batch's transaction a kill
+   * interrupts.
+   */
+  boolean servesPartitions() {
+    return ready() && lastHeldPartitions;
+  }
+
+  /**
+   * Whether a health body lists a partition in an idempotent consumer's assignment, for example
+   * {@code "assignment":{"consumer-order-commands-1":["orders.commands-0"]}}.
+   */
+  static boolean holdsPartitions(String health) {
+    return HELD_PARTITIONS.matcher(health).find();
   }
 
   /** Whether the current (or, once dead, the last) process was seen serving at least once. */
@@ -144,13 +157,11 @@ public final class ServiceProcess implements WebhookProxy.Target {
     if (now - readyCheckedAtNanos < READY_REUSE_NANOS && readyCheckedAtNanos != 0) {
       return lastReady;
     }
-    lastReady =
-        get("/actuator/health").map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
+    java.util.Optional<String> health = get("/actuator/health");
+    lastReady = health.map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
+    lastHeldPartitions = lastReady && health.map(ServiceProcess::holdsPartitions).orElse(false);
     readyCheckedAtNanos = now;
     servedInThisLife |= lastReady;
-    if (lastReady && servingSinceNanos == 0) {
-      servingSinceNanos = now;
-    }
     return lastReady;
   }
 
