@@ -108,9 +108,16 @@ class RelayIT {
       records = reader.readUntil(seen -> distinctIds(seen).size() == 80, PATIENCE);
     }
 
+    // At least once: a producer that resends a batch it could not confirm (an idempotent producer
+    // racing the topic's creation has done so) publishes copies. The order holds for first copies.
     Map<String, List<Integer>> sequencesByKey = new HashMap<>();
+    Set<String> seenIds = new HashSet<>();
     for (ConsumerRecord<String, byte[]> record : records) {
       String id = header(record, "id");
+      if (!seenIds.add(id)) {
+        assertThat(typeOfEvent).as("a copy of an event that was appended").containsKey(id);
+        continue;
+      }
       assertThat(header(record, "Idempotency-Key")).isEqualTo(id);
       record.headers().forEach(h -> assertThat(h.key()).doesNotStartWith("__debezium"));
       assertThat(header(record, "type")).isEqualTo(typeOfEvent.get(id));
