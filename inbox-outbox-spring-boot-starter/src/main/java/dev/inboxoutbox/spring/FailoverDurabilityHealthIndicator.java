@@ -21,14 +21,21 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 final class FailoverDurabilityHealthIndicator extends AbstractHealthIndicator {
 
+  /**
+   * pg_stat_replication lists logical walsenders too (the relay's Debezium reader, any logical
+   * replication subscriber): they are no standby, and the ones whose slot is active are left out.
+   */
   private static final String DURABILITY_SQL =
       """
+      WITH standby AS (
+        SELECT sync_state FROM pg_stat_replication r
+         WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots s
+                            WHERE s.slot_type = 'logical' AND s.active_pid = r.pid))
       SELECT current_setting('synchronous_commit') AS synchronous_commit,
              current_setting('synchronous_standby_names') AS synchronous_standby_names,
-             (SELECT count(*) FROM pg_stat_replication) AS streaming,
-             (SELECT count(*) FROM pg_stat_replication
-               WHERE sync_state IN ('sync', 'quorum')) AS synchronous,
-             (SELECT count(*) FROM pg_stat_replication WHERE sync_state IS NULL) AS hidden
+             (SELECT count(*) FROM standby) AS streaming,
+             (SELECT count(*) FROM standby WHERE sync_state IN ('sync', 'quorum')) AS synchronous,
+             (SELECT count(*) FROM standby WHERE sync_state IS NULL) AS hidden
       """;
 
   private final JdbcClient jdbc;

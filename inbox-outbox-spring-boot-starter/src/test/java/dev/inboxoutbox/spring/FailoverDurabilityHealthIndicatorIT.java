@@ -1,13 +1,23 @@
 package dev.inboxoutbox.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.devstack.ReplicatedPostgresServer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.PGReplicationStream;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
@@ -24,6 +34,69 @@ class FailoverDurabilityHealthIndicatorIT {
           .containsEntry("streamingStandbys", 0L)
           .containsEntry("synchronousStandbys", 0L);
     }
+  }
+
+  /**
+   * The relay's own reader (a logical walsender, such as Debezium's) is listed in {@code
+   * pg_stat_replication} beside the standbys: it is no copy of the database a failover could
+   * promote.
+   */
+  @Test
+  void aLogicalReplicationReaderIsNoStandby() throws Exception {
+    try (Database database = DevStack.shared().postgres().createDatabase()) {
+      String slot = "reader_" + database.name().replaceAll("\\W", "_").toLowerCase();
+      try (Connection admin = database.connect();
+          Statement sql = admin.createStatement()) {
+        sql.execute("CREATE PUBLICATION everything FOR ALL TABLES");
+        sql.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+        try (Connection replication = replicationConnection(database);
+            PGReplicationStream stream =
+                replication
+                    .unwrap(PGConnection.class)
+                    .getReplicationAPI()
+                    .replicationStream()
+                    .logical()
+                    .withSlotName(slot)
+                    .withSlotOption("proto_version", 1)
+                    .withSlotOption("publication_names", "everything")
+                    .start()) {
+          await("the reader's walsender listed")
+              .atMost(Duration.ofSeconds(30))
+              .until(() -> activeSlot(sql, slot));
+
+          Health health = new FailoverDurabilityHealthIndicator(database.dataSource()).health(true);
+
+          assertThat(health.getDetails())
+              .containsEntry("streamingStandbys", 0L)
+              .containsEntry("commitsSurviveFailover", false);
+        }
+        await("the slot released")
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> !activeSlot(sql, slot));
+        sql.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+      }
+    }
+  }
+
+  private static boolean activeSlot(Statement sql, String slot) throws SQLException {
+    try (ResultSet row =
+        sql.executeQuery(
+            "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"
+                + slot
+                + "'")) {
+      row.next();
+      return row.getLong(1) > 0;
+    }
+  }
+
+  private static Connection replicationConnection(Database database) throws SQLException {
+    Properties properties = new Properties();
+    PGProperty.USER.set(properties, database.username());
+    PGProperty.PASSWORD.set(properties, database.password());
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "9.4"); // or no replication mode
+    PGProperty.REPLICATION.set(properties, "database");
+    PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+    return DriverManager.getConnection(database.jdbcUrl(), properties);
   }
 
   @Test
