@@ -183,7 +183,7 @@ final class ChaosRun {
                   stack.postgres().processes(),
                   stack.postgres().replication(),
                   cluster,
-                  InfrastructureFaults.CommittedOrders.in(ordersDb.dataSource()),
+                  () -> Verifier.count(ordersDb.dataSource(), "SELECT count(*) FROM orders"),
                   random,
                   out);
           LoadProducer load =

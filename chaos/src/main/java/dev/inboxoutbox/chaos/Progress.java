@@ -232,7 +232,7 @@ final class Progress {
     Instant deadline = Instant.now().plus(timeout);
     int quietSamples = 0;
     int stalledSamples = 0;
-    String last = "";
+    DrainState last = null;
     List<String> down = List.of();
     try (KafkaLag kafka = new KafkaLag(bootstrap)) {
       while (Instant.now().isBefore(deadline)) {
@@ -243,7 +243,7 @@ final class Progress {
           // PostgreSQL or Kafka is down for a while: an outage to wait out, not a reason to stop.
           quietSamples = 0;
           stalledSamples = 0;
-          last = "";
+          last = null;
           sample();
           Thread.sleep(1000);
           continue;
@@ -253,10 +253,10 @@ final class Progress {
                 .filter(service -> !service.ready())
                 .map(ServiceProcess::name)
                 .toList();
-        boolean unchanged = state.toString().equals(last) && down.isEmpty();
+        boolean unchanged = state.equals(last) && down.isEmpty();
         quietSamples = unchanged && state.quiet() ? quietSamples + 1 : 0;
         stalledSamples = unchanged && state.nothingInFlight() ? stalledSamples + 1 : 0;
-        last = state.toString();
+        last = state;
         if (quietSamples >= 3) {
           return new Settled(Settled.Outcome.QUIET, List.of());
         }

@@ -4,10 +4,7 @@ import dev.inboxoutbox.devstack.KafkaBroker;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.PostgresServer;
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -20,7 +17,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import javax.sql.DataSource;
 
 /**
  * Crashes PostgreSQL, fails it over to its standby and SIGKILLs Kafka brokers at their rates during
@@ -60,18 +56,6 @@ public final class InfrastructureFaults implements AutoCloseable {
   @FunctionalInterface
   public interface CommittedOrders {
     long count() throws SQLException;
-
-    /** The rows of order-consumer's orders table in {@code ordersDb}. */
-    static CommittedOrders in(DataSource ordersDb) {
-      return () -> {
-        try (Connection connection = ordersDb.getConnection();
-            Statement statement = connection.createStatement();
-            ResultSet row = statement.executeQuery("SELECT count(*) FROM orders")) {
-          row.next();
-          return row.getLong(1);
-        }
-      };
-    }
   }
 
   private final FaultOptions options;

@@ -5,10 +5,6 @@ import dev.inboxoutbox.devstack.FreePorts;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,9 +43,6 @@ public final class FastStartJar {
   private static final String TRAINED_UNTIL = "serving with its relay";
 
   private static final Duration TRAINING_TIMEOUT = Duration.ofMinutes(3);
-
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
   private static final String PROPERTIES_LAUNCHER =
       "org.springframework.boot.loader.launch.PropertiesLauncher";
@@ -170,24 +163,6 @@ public final class FastStartJar {
     launch.add("--server.port=" + port);
     properties.forEach((key, value) -> launch.add("--" + key + "=" + value));
     ExtractedApplication.train(
-        archive, JVM_OPTIONS, launch, () -> leadsItsRelay(port), TRAINING_TIMEOUT, log);
-  }
-
-  private static boolean leadsItsRelay(int port) {
-    try {
-      HttpResponse<String> relay =
-          HTTP.send(
-              HttpRequest.newBuilder(
-                      URI.create("http://localhost:" + port + "/actuator/health/outboxRelay"))
-                  .timeout(Duration.ofSeconds(2))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      return relay.body().contains("\"state\":\"RUNNING\"");
-    } catch (IOException notYetListening) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+        archive, JVM_OPTIONS, launch, () -> ServiceProcess.leadsRelay(port), TRAINING_TIMEOUT, log);
   }
 }

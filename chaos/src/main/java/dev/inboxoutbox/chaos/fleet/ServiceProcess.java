@@ -171,15 +171,23 @@ public final class ServiceProcess implements WebhookProxy.Target {
    * the request's timeout and would count a leader as a standby.
    */
   boolean leadsRelay() {
-    return get("/actuator/health/outboxRelay")
+    return alive() && leadsRelay(port);
+  }
+
+  /**
+   * Whether the instance listening on {@code port} leads its relay; false while it does not answer.
+   */
+  static boolean leadsRelay(int port) {
+    return get(port, "/actuator/health/outboxRelay")
         .map(body -> body.contains("\"state\":\"RUNNING\""))
         .orElse(false);
   }
 
   public java.util.Optional<String> get(String path) {
-    if (!alive()) {
-      return java.util.Optional.empty();
-    }
+    return alive() ? get(port, path) : java.util.Optional.empty();
+  }
+
+  private static java.util.Optional<String> get(int port, String path) {
     try {
       HttpResponse<String> response =
           HTTP.send(
