@@ -1,9 +1,12 @@
 package dev.inboxoutbox.devstack;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.Properties;
 import javax.sql.DataSource;
+import org.postgresql.PGProperty;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -53,6 +56,20 @@ public final class Database implements AutoCloseable {
 
   public Connection connect() throws SQLException {
     return dataSource().getConnection();
+  }
+
+  /**
+   * A session in logical replication mode, for PgJDBC's replication API ({@code
+   * PGConnection.getReplicationAPI()}): a reader of a slot, as Debezium's connector is.
+   */
+  public Connection connectForReplication() throws SQLException {
+    Properties properties = new Properties();
+    PGProperty.USER.set(properties, username);
+    PGProperty.PASSWORD.set(properties, password);
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "9.4"); // or no replication mode
+    PGProperty.REPLICATION.set(properties, "database");
+    PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+    return DriverManager.getConnection(jdbcUrl, properties);
   }
 
   /**

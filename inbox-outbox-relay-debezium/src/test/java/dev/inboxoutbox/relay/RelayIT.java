@@ -14,7 +14,6 @@ import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,7 +26,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -42,7 +40,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
-import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 
@@ -540,13 +537,7 @@ class RelayIT {
 
     SlotReader(RelaySettings settings) throws SQLException {
       this.settings = settings;
-      Properties properties = new Properties();
-      PGProperty.USER.set(properties, database.username());
-      PGProperty.PASSWORD.set(properties, database.password());
-      PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "9.4"); // or no replication mode
-      PGProperty.REPLICATION.set(properties, "database");
-      PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
-      connection = DriverManager.getConnection(database.jdbcUrl(), properties);
+      connection = database.connectForReplication();
       stream =
           connection
               .unwrap(PGConnection.class)

@@ -8,15 +8,12 @@ import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.devstack.ReplicatedPostgresServer;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
-import org.postgresql.PGProperty;
 import org.postgresql.replication.PGReplicationStream;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -49,7 +46,7 @@ class FailoverDurabilityHealthIndicatorIT {
           Statement sql = admin.createStatement()) {
         sql.execute("CREATE PUBLICATION everything FOR ALL TABLES");
         sql.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
-        try (Connection replication = replicationConnection(database);
+        try (Connection replication = database.connectForReplication();
             PGReplicationStream stream =
                 replication
                     .unwrap(PGConnection.class)
@@ -87,16 +84,6 @@ class FailoverDurabilityHealthIndicatorIT {
       row.next();
       return row.getLong(1) > 0;
     }
-  }
-
-  private static Connection replicationConnection(Database database) throws SQLException {
-    Properties properties = new Properties();
-    PGProperty.USER.set(properties, database.username());
-    PGProperty.PASSWORD.set(properties, database.password());
-    PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "9.4"); // or no replication mode
-    PGProperty.REPLICATION.set(properties, "database");
-    PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
-    return DriverManager.getConnection(database.jdbcUrl(), properties);
   }
 
   @Test
