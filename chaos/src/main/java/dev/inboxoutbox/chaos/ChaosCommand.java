@@ -124,7 +124,7 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--crash-point-probability",
       paramLabel = "PROBABILITY",
-      defaultValue = "0.0004",
+      defaultValue = "0.0008",
       description =
           "Chance per batch that a process halts at a named crash point (default ${DEFAULT-VALUE}).")
   double crashPoints;

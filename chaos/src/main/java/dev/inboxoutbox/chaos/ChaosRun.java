@@ -4,6 +4,7 @@ import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
 import dev.inboxoutbox.chaos.fault.InfrastructureFaults;
 import dev.inboxoutbox.chaos.fault.NetworkChaos;
+import dev.inboxoutbox.chaos.fault.ProcessFaultPace;
 import dev.inboxoutbox.chaos.fleet.ServiceFleet;
 import dev.inboxoutbox.chaos.fleet.ServiceLaunch;
 import dev.inboxoutbox.chaos.fleet.ServiceProcess;
@@ -28,6 +29,7 @@ import dev.inboxoutbox.devstack.TcpProxy;
 import dev.inboxoutbox.orders.load.LoadProducer;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import dev.inboxoutbox.provider.WebhookStats;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,10 +100,8 @@ final class ChaosRun {
     Path logs = Files.createDirectories(runDirectory.resolve("logs"));
     String secret = "whsec_" + UUID.randomUUID();
     // Crash points fire while this file exists: during the kill phase, not while the run drains.
-    Path crashPointsArmed =
-        Files.writeString(
-            runDirectory.resolve("crash-points-armed"),
-            "the services' crash points may fire while this file exists\n");
+    Path crashPointsArmed = runDirectory.resolve("crash-points-armed");
+    armCrashPoints(crashPointsArmed, true);
 
     DevStackSettings settings = DevStackSettings.fromEnvironment();
     // A killed member's partitions wait for its session to expire. The embedded broker accepts 3 s;
@@ -365,7 +365,15 @@ final class ChaosRun {
               return null;
             });
     networkChaos.start();
-    killWhileLoading(fleet, infrastructure, producing, progress, loadStarted, networkChaos, faults);
+    killWhileLoading(
+        fleet,
+        infrastructure,
+        producing,
+        progress,
+        loadStarted,
+        networkChaos,
+        faults,
+        crashPointsArmed);
     // The network faults end with the kill phase: the run drains over a clean network, and
     // with every server up.
     networkChaos.stop();
@@ -507,7 +515,9 @@ final class ChaosRun {
    * Kills at random intervals while the load lasts and samples progress once a second. A time-boxed
    * run stops with its window; a run of a fixed number of orders goes on until there were at least
    * {@code min-kills} kills, one fault of each infrastructure kind and, when network faults were
-   * chosen, one of them, and until the claimed floors of the infrastructure faults are reached.
+   * chosen, one of them, and until the claimed floors of the infrastructure faults are reached. A
+   * time-boxed run that claims the process-fault floor keeps its kills and crash points to {@link
+   * #processFaultPace() their pace}.
    */
   private void killWhileLoading(
       ServiceFleet fleet,
@@ -516,9 +526,16 @@ final class ChaosRun {
       Progress progress,
       Instant loadStarted,
       NetworkChaos networkChaos,
-      FaultLog faults)
-      throws InterruptedException, java.util.concurrent.ExecutionException {
+      FaultLog faults,
+      Path crashPointsArmed)
+      throws InterruptedException, java.util.concurrent.ExecutionException, IOException {
     boolean killing = faultOptions.includes(FaultLog.Kind.PROCESS_KILL);
+    Optional<ProcessFaultPace> pace = processFaultPace();
+    if (pace.isPresent()) {
+      out.printf(
+          "process faults paced to %d in the window (the floor's %d and a margin)%n",
+          pace.get().target(), floors.claimed().get(ProofFloors.Floor.PROCESS_FAULTS));
+    }
     Instant nextKill = Instant.now().plus(killInterval());
     Instant nextSample = Instant.now();
     boolean networkFaultDue = !network.faults().isEmpty();
@@ -537,7 +554,15 @@ final class ChaosRun {
       if (windowOpen) {
         infrastructure.tick();
       }
-      if (windowOpen && killing && !now.isBefore(nextKill)) {
+      boolean ahead =
+          pace.isPresent()
+              && pace.get()
+                  .ahead(
+                      fleet.processFaultsWithOrdersInFlight(), Duration.between(loadStarted, now));
+      if (pace.isPresent() && windowOpen) {
+        armCrashPoints(crashPointsArmed, !ahead);
+      }
+      if (windowOpen && killing && !ahead && !now.isBefore(nextKill)) {
         // A kill that found no eligible victim is due again as soon as one is.
         nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
       }
@@ -549,6 +574,33 @@ final class ChaosRun {
       if (Duration.between(loadStarted, now).compareTo(guard) > 0) {
         break;
       }
+    }
+  }
+
+  /**
+   * The pace of a time-boxed run that claims the process-fault floor; none for a run of a fixed
+   * number of orders (it kills until {@code min-kills}) or one that claims no such floor.
+   */
+  private Optional<ProcessFaultPace> processFaultPace() {
+    Long floor = floors.claimed().get(ProofFloors.Floor.PROCESS_FAULTS);
+    if (!options.timeBoxed() || floor == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        ProcessFaultPace.of(
+            options.window(),
+            floor,
+            ProofFloors.Floor.PROCESS_FAULTS.defaultCount(),
+            ProofFloors.DEFAULT_WINDOW));
+  }
+
+  /** Crash points fire while the file exists: armed on schedule, disarmed ahead of the pace. */
+  private static void armCrashPoints(Path crashPointsArmed, boolean armed) throws IOException {
+    if (armed && !Files.exists(crashPointsArmed)) {
+      Files.writeString(
+          crashPointsArmed, "the services' crash points may fire while this file exists\n");
+    } else if (!armed) {
+      Files.deleteIfExists(crashPointsArmed);
     }
   }
 
@@ -579,9 +631,7 @@ final class ChaosRun {
   private static Map<ProofFloors.Floor, Long> floorCounts(
       ServiceFleet fleet, FaultLog faults, RunFigures.Summary figures, long settled) {
     Map<ProofFloors.Floor, Long> counts = infrastructureCounts(faults.all());
-    counts.put(
-        ProofFloors.Floor.PROCESS_FAULTS,
-        (long) fleet.killCounts().get("whileServingWithOrdersInFlight"));
+    counts.put(ProofFloors.Floor.PROCESS_FAULTS, (long) fleet.processFaultsWithOrdersInFlight());
     counts.put(
         ProofFloors.Floor.DUPLICATE_SOURCES,
         figures.duplicateSources().entrySet().stream()

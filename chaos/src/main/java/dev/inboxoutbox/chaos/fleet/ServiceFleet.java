@@ -286,6 +286,14 @@ public final class ServiceFleet implements AutoCloseable {
             true));
   }
 
+  /**
+   * Kills and crash points that hit a serving instance while orders were in flight: what the
+   * process-fault floor counts.
+   */
+  public int processFaultsWithOrdersInFlight() {
+    return killsWithOrdersInFlight.get();
+  }
+
   public synchronized int totalKills() {
     return kills.values().stream().mapToInt(AtomicInteger::get).sum();
   }
