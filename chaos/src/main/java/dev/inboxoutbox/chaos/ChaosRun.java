@@ -380,7 +380,7 @@ final class ChaosRun {
     infrastructure.awaitIdle();
     // The kill phase is over: a crash from here on would only be kill 21, 22... and a restart
     // the drain has to wait for.
-    Files.deleteIfExists(crashPointsArmed);
+    armCrashPoints(crashPointsArmed, false);
     producing.get();
     progress.endLine();
     Instant loadEnded = Instant.now();
@@ -536,6 +536,8 @@ final class ChaosRun {
           "process faults paced to %d in the window (the floor's %d and a margin)%n",
           pace.get().target(), floors.claimed().get(ProofFloors.Floor.PROCESS_FAULTS));
     }
+    // The run armed them before the services started.
+    boolean crashPointsArmedNow = true;
     Instant nextKill = Instant.now().plus(killInterval());
     Instant nextSample = Instant.now();
     boolean networkFaultDue = !network.faults().isEmpty();
@@ -559,8 +561,9 @@ final class ChaosRun {
               && pace.get()
                   .ahead(
                       fleet.processFaultsWithOrdersInFlight(), Duration.between(loadStarted, now));
-      if (pace.isPresent() && windowOpen) {
-        armCrashPoints(crashPointsArmed, !ahead);
+      if (pace.isPresent() && windowOpen && crashPointsArmedNow == ahead) {
+        crashPointsArmedNow = !ahead;
+        armCrashPoints(crashPointsArmed, crashPointsArmedNow);
       }
       if (windowOpen && killing && !ahead && !now.isBefore(nextKill)) {
         // A kill that found no eligible victim is due again as soon as one is.
@@ -596,10 +599,10 @@ final class ChaosRun {
 
   /** Crash points fire while the file exists: armed on schedule, disarmed ahead of the pace. */
   private static void armCrashPoints(Path crashPointsArmed, boolean armed) throws IOException {
-    if (armed && !Files.exists(crashPointsArmed)) {
+    if (armed) {
       Files.writeString(
           crashPointsArmed, "the services' crash points may fire while this file exists\n");
-    } else if (!armed) {
+    } else {
       Files.deleteIfExists(crashPointsArmed);
     }
   }
