@@ -60,6 +60,17 @@ public final class IdempotentConsumer implements AutoCloseable {
    */
   public static final String DEFAULT_ASSIGNOR = CooperativeStickyAssignor.class.getName();
 
+  /**
+   * Whether {@link #DEFAULT_ASSIGNOR} goes into a consumer built from {@code kafkaProperties}: not
+   * when they name an assignor, and not under Kafka 4's consumer group protocol ({@code
+   * group.protocol=consumer}), where the broker assigns and a client refuses any assignor set.
+   */
+  public static boolean takesDefaultAssignor(Map<?, ?> kafkaProperties) {
+    Object protocol = kafkaProperties.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+    return !kafkaProperties.containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)
+        && (protocol == null || !"consumer".equalsIgnoreCase(protocol.toString().trim()));
+  }
+
   private static final Logger log = LoggerFactory.getLogger(IdempotentConsumer.class);
 
   private final Map<String, Object> kafkaProperties;
@@ -144,7 +155,9 @@ public final class IdempotentConsumer implements AutoCloseable {
     properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     properties.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
-    properties.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, DEFAULT_ASSIGNOR);
+    if (takesDefaultAssignor(properties)) {
+      properties.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, DEFAULT_ASSIGNOR);
+    }
     try (KafkaConsumer<String, byte[]> kafka =
         new KafkaConsumer<>(properties, new StringDeserializer(), new ByteArrayDeserializer())) {
       consumer = kafka;

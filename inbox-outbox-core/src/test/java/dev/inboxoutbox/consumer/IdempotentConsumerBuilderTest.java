@@ -13,6 +13,21 @@ import org.junit.jupiter.api.Test;
 class IdempotentConsumerBuilderTest {
 
   @Test
+  void theCooperativeAssignorIsTheDefaultOnlyWhereAClientSideAssignorMayBeSet() {
+    assertThat(IdempotentConsumer.takesDefaultAssignor(Map.of())).isTrue();
+    assertThat(IdempotentConsumer.takesDefaultAssignor(Map.of("group.protocol", "classic")))
+        .isTrue();
+    assertThat(IdempotentConsumer.takesDefaultAssignor(Map.of("group.protocol", "CONSUMER")))
+        .as("the broker assigns under Kafka 4's consumer group protocol")
+        .isFalse();
+    assertThat(
+            IdempotentConsumer.takesDefaultAssignor(
+                Map.of("partition.assignment.strategy", "range")))
+        .as("the application's own choice stays")
+        .isFalse();
+  }
+
+  @Test
   void aBuilderRefusedForAMissingTransactionSourceLeavesNoDeadLetterProducerRunning() {
     String operation = "refused-" + UUID.randomUUID();
     IdempotentConsumer.Builder builder =

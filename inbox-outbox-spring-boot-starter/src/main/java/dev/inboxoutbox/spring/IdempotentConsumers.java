@@ -145,7 +145,8 @@ public final class IdempotentConsumers implements SmartLifecycle {
     if (!kafkaConsumerProperties.containsKey(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)) {
       consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     }
-    if (!kafkaConsumerProperties.containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
+    if (IdempotentConsumer.takesDefaultAssignor(kafkaConsumerProperties)
+        && IdempotentConsumer.takesDefaultAssignor(consumer)) {
       consumer.put(
           ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, IdempotentConsumer.DEFAULT_ASSIGNOR);
     }

@@ -144,9 +144,28 @@ class PartitionAssignmentIT {
                     && assignment(first).size() == 2);
   }
 
-  private DevStackApplication start() throws Exception {
+  /**
+   * Kafka 4's consumer group protocol (KIP-848) assigns on the broker and refuses a client-side
+   * assignor: an application that opts in must start, and its instances share the partitions.
+   */
+  @Test
+  void withTheConsumerGroupProtocolTheInstancesStartAndSplitThePartitions() throws Exception {
+    String consumerProtocol = "spring.kafka.consumer.properties.group.protocol=consumer";
+    DevStackApplication first = start(consumerProtocol);
+    await("the first instance gets both partitions")
+        .atMost(PATIENCE)
+        .until(() -> assignment(first).size() == 2);
+
+    DevStackApplication second = start(consumerProtocol);
+    await("the partitions split between the instances")
+        .atMost(PATIENCE)
+        .until(() -> assignment(first).size() == 1 && assignment(second).size() == 1);
+    assertThat(assignment(first)).doesNotContainAnyElementsOf(assignment(second));
+  }
+
+  private DevStackApplication start(String... properties) throws Exception {
     DevStackApplication app =
-        DevStackApplication.start(App.class, WebApplicationType.NONE, "SELECT 1");
+        DevStackApplication.start(App.class, WebApplicationType.NONE, "SELECT 1", properties);
     apps.add(app);
     return app;
   }
