@@ -82,6 +82,7 @@ class OutboxConnectorIT {
     OutboxEvent traced =
         OutboxEvent.builder(aggregateType, "order-1", "OrderPlaced", "{\"total\": 12}")
             .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .tracestate("congo=t61rcWkgMzE")
             .correlationId("corr-1")
             .causationId("cause-1")
             .build();
@@ -101,6 +102,7 @@ class OutboxConnectorIT {
     assertThat(header(first, "type")).isEqualTo("OrderPlaced");
     assertThat(header(first, "traceparent"))
         .isEqualTo("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    assertThat(header(first, "tracestate")).isEqualTo("congo=t61rcWkgMzE");
     assertThat(header(first, "correlation-id")).isEqualTo("corr-1");
     assertThat(header(first, "causation-id")).isEqualTo("cause-1");
     first.headers().forEach(h -> assertThat(h.key()).doesNotStartWith("__debezium"));

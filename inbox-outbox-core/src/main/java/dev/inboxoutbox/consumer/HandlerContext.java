@@ -36,7 +36,7 @@ public final class HandlerContext {
 
   /**
    * Appends an event to the outbox in this transaction. Unless the event sets them, its causation
-   * id is the incoming idempotency key, and the correlation id and traceparent are carried over
+   * id is the incoming idempotency key, and the correlation id and trace context are carried over
    * from the incoming headers (the correlation id defaults to the incoming key). A processor given
    * an observation registry leaves the traceparent to the outbox, which takes the current trace:
    * the record's span, a child of the incoming header's.
@@ -66,6 +66,7 @@ public final class HandlerContext {
     }
     if (!observed && event.traceparent().isEmpty() && message.header("traceparent").isPresent()) {
       traced.traceparent(message.header("traceparent").get());
+      traced.tracestate(message.header("tracestate").orElse(null));
     }
     return traced.build();
   }

@@ -23,6 +23,11 @@ interface AppendTracing {
           }
 
           @Override
+          public String tracestate() {
+            return null;
+          }
+
+          @Override
           public void failed(Throwable error) {}
 
           @Override
@@ -31,6 +36,9 @@ interface AppendTracing {
 
     /** The W3C trace context for events that bring none, or null. */
     String traceparent();
+
+    /** The W3C tracestate that goes with {@link #traceparent()}, or null. */
+    String tracestate();
 
     void failed(Throwable error);
 

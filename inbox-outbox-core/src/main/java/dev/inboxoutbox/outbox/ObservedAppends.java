@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * Appends observed with Micrometer: inside an observed scope (an HTTP request, a consumed record),
  * an append is an {@code outbox.append} observation whose trace context, as the tracer propagates
- * it, becomes the {@code traceparent} of the events that bring none. The relay copies it into the
- * Kafka record's headers, so the consumer's span continues the same trace.
+ * it, becomes the {@code traceparent} and {@code tracestate} of the events that bring none. The
+ * relay copies it into the Kafka record's headers, so the consumer's span continues the same trace.
  */
 final class ObservedAppends implements AppendTracing {
 
@@ -40,6 +40,11 @@ final class ObservedAppends implements AppendTracing {
       @Override
       public String traceparent() {
         return headers.get("traceparent");
+      }
+
+      @Override
+      public String tracestate() {
+        return headers.get("tracestate");
       }
 
       @Override

@@ -28,11 +28,13 @@ public final class Outbox {
   private static final String INSERT =
       """
       INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload,
-                          traceparent, correlation_id, causation_id)
+                          traceparent, tracestate, correlation_id, causation_id)
       SELECT id, aggregatetype, aggregateid, type, payload::jsonb,
-             traceparent, correlation_id, causation_id
-      FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-          AS e(id, aggregatetype, aggregateid, type, payload, traceparent, correlation_id, causation_id)
+             traceparent, tracestate, correlation_id, causation_id
+      FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                  ?::text[], ?::text[])
+          AS e(id, aggregatetype, aggregateid, type, payload, traceparent, tracestate,
+               correlation_id, causation_id)
       """;
 
   private static final String DELETE = "DELETE FROM outbox WHERE id = ANY(?::uuid[])";
@@ -68,7 +70,7 @@ public final class Outbox {
       }
       AppendTracing.Append append = tracing.start(events.size());
       try {
-        insert(connection, events, append.traceparent());
+        insert(connection, events, append);
       } catch (SQLException | RuntimeException e) {
         append.failed(e);
         throw e;
@@ -80,8 +82,11 @@ public final class Outbox {
     }
   }
 
-  /** An event without a trace context of its own takes {@code currentTraceparent}. */
-  private void insert(Connection connection, List<OutboxEvent> events, String currentTraceparent)
+  /**
+   * An event without a trace context of its own takes the current one; a traceparent and its
+   * tracestate always come from the same place.
+   */
+  private void insert(Connection connection, List<OutboxEvent> events, AppendTracing.Append current)
       throws SQLException {
     int size = events.size();
     String[] ids = new String[size];
@@ -90,6 +95,7 @@ public final class Outbox {
     String[] types = new String[size];
     String[] payloads = new String[size];
     String[] traceparents = new String[size];
+    String[] tracestates = new String[size];
     String[] correlationIds = new String[size];
     String[] causationIds = new String[size];
     for (int i = 0; i < size; i++) {
@@ -99,7 +105,9 @@ public final class Outbox {
       aggregateIds[i] = event.aggregateId();
       types[i] = event.type();
       payloads[i] = event.payloadJson();
-      traceparents[i] = event.traceparent().orElse(currentTraceparent);
+      boolean ownTrace = event.traceparent().isPresent();
+      traceparents[i] = ownTrace ? event.traceparent().get() : current.traceparent();
+      tracestates[i] = ownTrace ? event.tracestate().orElse(null) : current.tracestate();
       correlationIds[i] = event.correlationId().orElse(null);
       causationIds[i] = event.causationId().orElse(null);
     }
@@ -113,6 +121,7 @@ public final class Outbox {
               types,
               payloads,
               traceparents,
+              tracestates,
               correlationIds,
               causationIds)) {
         insert.setArray(column++, connection.createArrayOf("text", values));

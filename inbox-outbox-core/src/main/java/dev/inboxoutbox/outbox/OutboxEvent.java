@@ -26,6 +26,8 @@ import tools.jackson.databind.json.JsonMapper;
  * @param type the event type, sent as the {@code type} header
  * @param payloadJson the record value, a JSON document
  * @param traceparent W3C trace context of the causing request, if any
+ * @param tracestate the W3C {@code tracestate} that goes with {@code traceparent}, if any; never
+ *     without it
  * @param correlationId id of the business flow the event belongs to, if any
  * @param causationId id of the message that caused this event, if any
  */
@@ -36,6 +38,7 @@ public record OutboxEvent(
     String type,
     String payloadJson,
     Optional<String> traceparent,
+    Optional<String> tracestate,
     Optional<String> correlationId,
     Optional<String> causationId) {
 
@@ -50,6 +53,12 @@ public record OutboxEvent(
     Objects.requireNonNull(payloadJson, "payloadJson");
     requireJson(payloadJson);
     Objects.requireNonNull(traceparent, "traceparent");
+    Objects.requireNonNull(tracestate, "tracestate");
+    if (tracestate.isPresent() && traceparent.isEmpty()) {
+      // W3C: a tracestate without its traceparent is discarded by every receiver.
+      throw new IllegalArgumentException(
+          "outbox event has a tracestate but no traceparent; set both or neither");
+    }
     Objects.requireNonNull(correlationId, "correlationId");
     Objects.requireNonNull(causationId, "causationId");
   }
@@ -70,6 +79,7 @@ public record OutboxEvent(
   public Builder toBuilder() {
     Builder builder = new Builder(aggregateType, aggregateId, type, payloadJson).id(id);
     builder.traceparent = traceparent;
+    builder.tracestate = tracestate;
     builder.correlationId = correlationId;
     builder.causationId = causationId;
     return builder;
@@ -107,6 +117,7 @@ public record OutboxEvent(
     private final String payloadJson;
     private UUID id = UUID.randomUUID();
     private Optional<String> traceparent = Optional.empty();
+    private Optional<String> tracestate = Optional.empty();
     private Optional<String> correlationId = Optional.empty();
     private Optional<String> causationId = Optional.empty();
 
@@ -126,6 +137,12 @@ public record OutboxEvent(
     /** W3C trace context of the causing request; default none. */
     public Builder traceparent(String traceparent) {
       this.traceparent = Optional.ofNullable(traceparent);
+      return this;
+    }
+
+    /** The W3C {@code tracestate} that goes with the traceparent; default none. */
+    public Builder tracestate(String tracestate) {
+      this.tracestate = Optional.ofNullable(tracestate);
       return this;
     }
 
@@ -149,6 +166,7 @@ public record OutboxEvent(
           type,
           payloadJson,
           traceparent,
+          tracestate,
           correlationId,
           causationId);
     }

@@ -62,6 +62,9 @@ class ConsumerTracingIT {
         return Outcome.success("{\"placed\":true}");
       };
 
+  /** A W3C {@code tracestate} a vendor's tracer upstream put beside the trace. */
+  private static final String VENDOR_STATE = "congo=t61rcWkgMzE";
+
   @BeforeEach
   void setUp() throws Exception {
     database = MigratedDatabase.create();
@@ -159,6 +162,9 @@ class ConsumerTracingIT {
             "the outbox row carries the trace to the relay, naming the append as its parent; %s",
             tracing.finishedSpans())
         .contains("00-" + traceId + "-" + append.getSpanId() + "-01");
+    assertThat(Rows.text(database.dataSource(), "SELECT tracestate FROM outbox"))
+        .as("and the vendors' state the trace came with")
+        .contains(VENDOR_STATE);
 
     List<ConsumerRecord<String, byte[]>> deadLetters;
     try (TopicReader reader = new TopicReader(topic + ".DLT")) {
@@ -174,6 +180,7 @@ class ConsumerTracingIT {
         .key("c-1")
         .idempotencyKey(key)
         .header("traceparent", traceparent)
+        .header("tracestate", VENDOR_STATE)
         .json(json);
   }
 }

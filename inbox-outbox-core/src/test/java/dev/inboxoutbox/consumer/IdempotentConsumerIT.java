@@ -116,7 +116,12 @@ class IdempotentConsumerIT {
   @Test
   void redeliveriesAndClientRetriesApplyOnceAndEmitOneEventEach() throws Exception {
     for (int i = 0; i < 20; i++) {
-      kafka.send(order("c-" + i).idempotencyKey("key-" + i).json("{\"qty\":" + (i + 1) + "}"));
+      kafka.send(
+          order("c-" + i)
+              .idempotencyKey("key-" + i)
+              .header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+              .header("tracestate", "congo=t61rcWkgMzE")
+              .json("{\"qty\":" + (i + 1) + "}"));
     }
     for (int i = 0; i < 10; i++) {
       kafka.send(
@@ -138,6 +143,12 @@ class IdempotentConsumerIT {
     assertThat(count("SELECT count(DISTINCT key) FROM orders")).isEqualTo(20);
     assertThat(count("SELECT count(*) FROM outbox")).isEqualTo(20);
     assertThat(count("SELECT count(*) FROM outbox WHERE causation_id LIKE 'key-%'")).isEqualTo(20);
+    assertThat(
+            count(
+                "SELECT count(*) FROM outbox WHERE traceparent LIKE '00-4bf92f%'"
+                    + " AND tracestate = 'congo=t61rcWkgMzE'"))
+        .as("without a tracer the incoming trace context is carried over, both headers")
+        .isEqualTo(20);
     assertThat(count("SELECT count(*) FROM inbox WHERE status = 'COMPLETED'")).isEqualTo(20);
   }
 

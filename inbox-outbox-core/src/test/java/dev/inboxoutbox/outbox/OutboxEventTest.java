@@ -46,6 +46,7 @@ class OutboxEventTest {
     assertThat(event.correlationId()).contains("c");
     assertThat(event.causationId()).contains("k");
     assertThat(event.traceparent()).isEmpty();
+    assertThat(event.tracestate()).isEmpty();
     assertThat(event.aggregateId()).isEqualTo("o-1");
   }
 
@@ -55,14 +56,27 @@ class OutboxEventTest {
         OutboxEvent.builder("order", "o-1", "OrderPlaced", "{\"a\":1}")
             .id(Outbox.eventId("o-1", "placed"))
             .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .tracestate("congo=t61rcWkgMzE")
             .build();
 
     OutboxEvent copy = original.toBuilder().correlationId("c").build();
 
     assertThat(copy.id()).isEqualTo(original.id());
     assertThat(copy.traceparent()).isEqualTo(original.traceparent());
+    assertThat(copy.tracestate()).contains("congo=t61rcWkgMzE");
     assertThat(copy.payloadJson()).isEqualTo(original.payloadJson());
     assertThat(copy.correlationId()).contains("c");
     assertThat(original.correlationId()).isEmpty();
+  }
+
+  @Test
+  void aTracestateWithoutItsTraceparentIsRefused() {
+    OutboxEvent.Builder builder =
+        OutboxEvent.builder("order", "o-1", "OrderPlaced", "{}").tracestate("congo=t61rcWkgMzE");
+
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tracestate")
+        .hasMessageContaining("traceparent");
   }
 }

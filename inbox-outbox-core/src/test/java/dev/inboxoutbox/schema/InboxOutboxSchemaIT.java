@@ -49,9 +49,9 @@ class InboxOutboxSchemaIT {
           executed += migration.get();
         }
 
-        assertThat(executed).isEqualTo(4);
+        assertThat(executed).isEqualTo(5);
         assertThat(history(database))
-            .containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true");
+            .containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true");
       } finally {
         threads.shutdownNow();
       }

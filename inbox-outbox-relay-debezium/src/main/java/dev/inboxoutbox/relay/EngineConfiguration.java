@@ -72,7 +72,7 @@ final class EngineConfiguration {
     p.setProperty("transforms.outbox.route.topic.replacement", settings.topicReplacement());
     p.setProperty(
         "transforms.outbox.table.fields.additional.placement",
-        "type:header:type,traceparent:header:traceparent,"
+        "type:header:type,traceparent:header:traceparent,tracestate:header:tracestate,"
             + "correlation_id:header:correlation-id,causation_id:header:causation-id");
     return p;
   }

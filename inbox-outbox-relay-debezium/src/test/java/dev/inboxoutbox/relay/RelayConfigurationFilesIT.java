@@ -116,6 +116,7 @@ class RelayConfigurationFilesIT {
         OutboxEvent.builder(
                 aggregateType, "order-1", "OrderPlaced", "{\"total\": 12, \"items\": [1]}")
             .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .tracestate("congo=t61rcWkgMzE")
             .correlationId("corr-1")
             .causationId("cause-1")
             .build();
@@ -232,6 +233,7 @@ class RelayConfigurationFilesIT {
     assertThat(header(record, "Idempotency-Key")).isEqualTo(event.id().toString());
     assertThat(header(record, "type")).isEqualTo(event.type());
     assertThat(optionalHeader(record, "traceparent")).isEqualTo(event.traceparent());
+    assertThat(optionalHeader(record, "tracestate")).isEqualTo(event.tracestate());
     assertThat(optionalHeader(record, "correlation-id")).isEqualTo(event.correlationId());
     assertThat(optionalHeader(record, "causation-id")).isEqualTo(event.causationId());
     record.headers().forEach(h -> assertThat(h.key()).doesNotStartWith("__debezium"));

@@ -90,6 +90,7 @@ class RelayIT {
         events.add(
             OutboxEvent.builder("order", order, "OrderStep", "{\"seq\":" + sequence + "}")
                 .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+                .tracestate("congo=t61rcWkgMzE")
                 .correlationId("corr-" + order)
                 .causationId("cause-" + sequence)
                 .build());
@@ -121,11 +122,13 @@ class RelayIT {
       if (record.topic().equals(topic("order"))) {
         assertThat(record.key()).startsWith("o-");
         assertThat(header(record, "traceparent")).startsWith("00-4bf92f35");
+        assertThat(header(record, "tracestate")).isEqualTo("congo=t61rcWkgMzE");
         assertThat(header(record, "correlation-id")).isEqualTo("corr-" + record.key());
         assertThat(header(record, "causation-id")).startsWith("cause-");
       } else {
         assertThat(record.key()).isEqualTo("p-1");
         assertThat(header(record, "traceparent")).isNull();
+        assertThat(header(record, "tracestate")).isNull();
       }
       int sequence = Integer.parseInt(value(record).replaceAll("\\D", ""));
       sequencesByKey.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(sequence);
