@@ -37,11 +37,22 @@ public final class InspectCommand implements Callable<Integer> {
   String key;
 
   @Option(
+      names = "--trace",
+      paramLabel = "ID",
+      description =
+          "One order's path across services as a tree, from an idempotency key, an event id or an"
+              + " aggregate id (an order id): the claims of each key, the events it caused, and"
+              + " where each event was claimed next, in this database and every"
+              + " --downstream-jdbc-url.")
+  String trace;
+
+  @Option(
       names = "--downstream-jdbc-url",
       paramLabel = "JDBC_URL",
       description =
-          "Database of the next service, for --key; same user and password (default: none).")
-  String downstream;
+          "Database of another service, for --key and --trace; same user and password;"
+              + " repeatable (default: none).")
+  List<String> downstream = new ArrayList<>();
 
   @Option(
       names = "--latest",
@@ -88,12 +99,61 @@ public final class InspectCommand implements Callable<Integer> {
           spec.commandLine(), "--group needs --bootstrap: the groups are described by Kafka");
     }
     List<Section> sections = read();
+    List<CausalTrace.Node> traced = trace == null ? null : readTrace();
     if (json) {
-      printJson(sections, System.out);
+      printJson(sections, traced, System.out);
     } else {
       printText(sections, System.out);
+      if (traced != null) {
+        System.out.println("== trace of " + trace);
+        CausalTrace.print(traced, System.out);
+      }
     }
     return 0;
+  }
+
+  /** The trees of {@code --trace}, over this database and the downstream ones. */
+  List<CausalTrace.Node> readTrace() {
+    Map<String, Connection> databases = new LinkedHashMap<>();
+    List<DatabaseOptions> all = new ArrayList<>();
+    all.add(db);
+    downstream.stream().map(this::sameLogin).forEach(all::add);
+    try {
+      for (DatabaseOptions options : all) {
+        String label = databaseName(options.url);
+        while (databases.containsKey(label)) {
+          label = label + "'";
+        }
+        databases.put(label, connect(options));
+      }
+      return CausalTrace.of(trace, databases);
+    } catch (SQLException e) {
+      throw new OperatorError("tracing " + trace + " failed: " + oneLine(e), e);
+    } finally {
+      databases.values().forEach(InspectCommand::closeQuietly);
+    }
+  }
+
+  /** The database's name in its JDBC URL: what the trace labels its rows with. */
+  static String databaseName(String jdbcUrl) {
+    String path = jdbcUrl.replaceFirst("\\?.*", "");
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  private DatabaseOptions sameLogin(String url) {
+    DatabaseOptions next = new DatabaseOptions();
+    next.url = url;
+    next.user = db.user;
+    next.password = db.password;
+    return next;
+  }
+
+  private static void closeQuietly(Connection connection) {
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      // Only read from: nothing is lost with it.
+    }
   }
 
   List<Section> read() {
@@ -188,13 +248,12 @@ public final class InspectCommand implements Callable<Integer> {
             FROM outbox WHERE causation_id = ?""",
             key);
     sections.add(caused);
-    if (downstream == null) {
-      return;
+    for (String url : downstream) {
+      traceKeyDownstream(sameLogin(url), caused, sections);
     }
-    DatabaseOptions next = new DatabaseOptions();
-    next.url = downstream;
-    next.user = db.user;
-    next.password = db.password;
+  }
+
+  private void traceKeyDownstream(DatabaseOptions next, Section caused, List<Section> sections) {
     try (Connection d = connect(next)) {
       for (List<Object> event : caused.rows()) {
         String eventId = String.valueOf(event.get(0));
@@ -281,7 +340,7 @@ public final class InspectCommand implements Callable<Integer> {
     }
   }
 
-  private void printJson(List<Section> sections, PrintStream out) {
+  private void printJson(List<Section> sections, List<CausalTrace.Node> traced, PrintStream out) {
     Map<String, Object> document = new LinkedHashMap<>();
     document.put("database", db.url);
     document.put("user", db.user);
@@ -301,6 +360,9 @@ public final class InspectCommand implements Callable<Integer> {
       bySection.put(section.title(), rows);
     }
     document.put("sections", bySection);
+    if (traced != null) {
+      document.put("trace", traced);
+    }
     out.println(
         JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(document));
   }

@@ -199,6 +199,126 @@ class InspectCommandIT {
     assertThat(run.err()).contains("--group needs --bootstrap");
   }
 
+  /**
+   * An order's path over two services' databases, as the order and payment consumers write it: the
+   * client's command, the event it caused, the payment service's claim of that event and the events
+   * after it; the provider's webhook is a second root, whose event comes back to the orders.
+   */
+  @Test
+  void traceFollowsAnOrderFromItsCommandAndItsWebhookAcrossBothDatabases() throws Exception {
+    String charge = "5d0c2a8e-1f3b-4c7d-9e6a-2b4c6d8e0f13";
+    String webhook = "evt_provider_77";
+    String captured = "7a3e9c1b-2d4f-4e6a-8b0c-1d2e3f4a5b6c";
+    String paid = "0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b";
+    try (Database payments = DevStack.shared().postgres().createDatabase()) {
+      InboxOutboxSchema.migrate(payments.dataSource());
+      execute(payments, claim("payment-requests", EVENT));
+      execute(payments, event(charge, "payment", "p-1", "ChargeRequested", EVENT));
+      execute(payments, claim("provider-webhooks", webhook));
+      execute(payments, event(captured, "order", "o-1", "PaymentCaptured", webhook));
+      execute(database, claim("order-payments", captured));
+      execute(database, event(paid, "order", "o-1", "OrderPaid", captured));
+      String orders = InspectCommand.databaseName(database.jdbcUrl());
+      String paymentsName = InspectCommand.databaseName(payments.jdbcUrl());
+
+      ToolRun text =
+          inspect("--trace", "o-1", "--downstream-jdbc-url", payments.jdbcUrl(), "--latest", "0");
+
+      assertThat(text.exitCode()).as(text.err()).isZero();
+      String tree = text.out().substring(text.out().indexOf("== trace of o-1"));
+      assertThat(tree)
+          .containsPattern(
+              "(?s)key "
+                  + KEY
+                  + "\n├─ "
+                  + orders
+                  + "  inbox  order-consumer  COMPLETED 200  .*"
+                  + "\n└─ "
+                  + orders
+                  + "  outbox  PaymentRequested  order/o-1  event "
+                  + EVENT
+                  + "  not published"
+                  + "\n   ├─ "
+                  + paymentsName
+                  + "  inbox  payment-requests  COMPLETED 200  .*"
+                  + "\n   └─ "
+                  + paymentsName
+                  + "  outbox  ChargeRequested  payment/p-1  event "
+                  + charge)
+          .containsPattern(
+              "(?s)key "
+                  + webhook
+                  + "\n├─ "
+                  + paymentsName
+                  + "  inbox  provider-webhooks  COMPLETED 200  .*"
+                  + "\n└─ "
+                  + paymentsName
+                  + "  outbox  PaymentCaptured  order/o-1  event "
+                  + captured
+                  + ".*\n   ├─ "
+                  + orders
+                  + "  inbox  order-payments  COMPLETED 200  .*"
+                  + "\n   └─ "
+                  + orders
+                  + "  outbox  OrderPaid  order/o-1  event "
+                  + paid);
+
+      ToolRun json =
+          inspect("--trace", "o-1", "--downstream-jdbc-url", payments.jdbcUrl(), "--json");
+      JsonNode trace = JsonMapper.builder().build().readTree(json.out()).path("trace");
+      assertThat(trace.size()).isEqualTo(2);
+      JsonNode fromTheCommand = trace.get(0).path("caused").get(0);
+      assertThat(fromTheCommand.path("event").path("id").asString()).isEqualTo(EVENT);
+      assertThat(fromTheCommand.path("next").path("claims").get(0).path("database").asString())
+          .isEqualTo(paymentsName);
+      assertThat(
+              trace
+                  .get(1)
+                  .path("caused")
+                  .get(0)
+                  .path("next")
+                  .path("caused")
+                  .get(0)
+                  .path("event")
+                  .path("type")
+                  .asString())
+          .isEqualTo("OrderPaid");
+    }
+  }
+
+  @Test
+  void traceOfAnIdNoRowNamesSaysSo() {
+    ToolRun run = inspect("--trace", "nobody-knows-this", "--latest", "0");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("== trace of nobody-knows-this\n(nothing: no inbox or outbox");
+  }
+
+  private static String claim(String operation, String key) {
+    return """
+        INSERT INTO inbox (operation, idempotency_key, request_hash, status, outcome_kind,
+                           outcome_code, outcome_body, completed_at, outcome_expires_at,
+                           expires_at)
+        VALUES ('%s', '%s', repeat('a', 64), 'COMPLETED', 'SUCCESS', 200, '{}', now(),
+                now() + interval '1 day', now() + interval '7 days')"""
+        .formatted(operation, key);
+  }
+
+  private static String event(
+      String id, String aggregateType, String aggregateId, String type, String causation) {
+    return """
+        INSERT INTO outbox (id, aggregatetype, aggregateid, type, payload, causation_id)
+        VALUES ('%s', '%s', '%s', '%s', '{}', '%s')"""
+        .formatted(id, aggregateType, aggregateId, type, causation);
+  }
+
+  private static void execute(Database database, String sql) throws Exception {
+    try (Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
   private void insertInboxRow(String operation) throws Exception {
     try (Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
