@@ -33,7 +33,7 @@ final class CausalTrace {
       SELECT id::text, aggregatetype, aggregateid, type, causation_id, created_at::text,
              published_at::text
       FROM outbox
-      WHERE aggregateid = ? OR causation_id = ? OR id::text = ?
+      WHERE ? IN (aggregateid, causation_id, id::text)
       ORDER BY created_at""";
 
   private static final String CAUSED =
@@ -76,7 +76,7 @@ final class CausalTrace {
   static List<Node> of(String id, Map<String, Connection> databases) throws SQLException {
     Map<String, Event> events = new LinkedHashMap<>();
     for (Map.Entry<String, Connection> database : databases.entrySet()) {
-      read(database, EVENTS, events, id, id, id);
+      read(database, EVENTS, events, id);
     }
     Set<String> expanded = new HashSet<>();
     while (events.size() < MAX_EVENTS) {
@@ -90,31 +90,35 @@ final class CausalTrace {
         read(database, CAUSED, events, (Object) frontier.toArray(String[]::new));
       }
     }
+    // The events each key caused, in the order they were written; null: events no key caused.
+    Map<String, List<Event>> byCause = new LinkedHashMap<>();
+    events
+        .values()
+        .forEach(
+            event ->
+                byCause.computeIfAbsent(event.causationId(), c -> new ArrayList<>()).add(event));
     Set<String> keys = new LinkedHashSet<>();
     keys.add(id);
-    events.values().forEach(event -> keys.add(event.causationId()));
+    keys.addAll(byCause.keySet());
     keys.addAll(events.keySet());
     keys.remove(null);
     Map<String, List<Claim>> claims = claims(keys, databases);
 
     Set<String> roots = new LinkedHashSet<>();
-    if (!events.containsKey(id) && (claims.containsKey(id) || causes(events, id))) {
+    if (!events.containsKey(id) && (claims.containsKey(id) || byCause.containsKey(id))) {
       roots.add(id);
     }
-    for (Event event : events.values()) {
-      if (event.causationId() != null && !events.containsKey(event.causationId())) {
-        roots.add(event.causationId());
-      }
-    }
+    byCause.keySet().stream()
+        .filter(cause -> cause != null && !events.containsKey(cause))
+        .forEach(roots::add);
     List<Node> trees = new ArrayList<>();
     Set<String> visited = new HashSet<>();
     for (String root : roots) {
-      trees.add(node(root, events, claims, visited));
+      trees.add(node(root, byCause, claims, visited));
     }
     List<Caused> uncaused =
-        events.values().stream()
-            .filter(event -> event.causationId() == null)
-            .map(event -> new Caused(event, node(event.id(), events, claims, visited)))
+        byCause.getOrDefault(null, List.of()).stream()
+            .map(event -> new Caused(event, node(event.id(), byCause, claims, visited)))
             .toList();
     if (!uncaused.isEmpty()) {
       trees.add(new Node(null, List.of(), uncaused));
@@ -122,20 +126,17 @@ final class CausalTrace {
     return trees;
   }
 
-  private static boolean causes(Map<String, Event> events, String key) {
-    return events.values().stream().anyMatch(event -> key.equals(event.causationId()));
-  }
-
   private static Node node(
-      String key, Map<String, Event> events, Map<String, List<Claim>> claims, Set<String> visited) {
+      String key,
+      Map<String, List<Event>> byCause,
+      Map<String, List<Claim>> claims,
+      Set<String> visited) {
     if (!visited.add(key)) {
       return new Node(key, List.of(), List.of());
     }
     List<Caused> caused = new ArrayList<>();
-    for (Event event : events.values()) {
-      if (key.equals(event.causationId())) {
-        caused.add(new Caused(event, node(event.id(), events, claims, visited)));
-      }
+    for (Event event : byCause.getOrDefault(key, List.of())) {
+      caused.add(new Caused(event, node(event.id(), byCause, claims, visited)));
     }
     return new Node(key, claims.getOrDefault(key, List.of()), caused);
   }
