@@ -198,10 +198,15 @@ public final class ServiceFleet implements AutoCloseable {
     return (startUpKills + 1) * KILLS_PER_START_UP_KILL <= kills + 1;
   }
 
+  /**
+   * Whether another instance of the service serves: health UP, or holding partitions while an
+   * outage turns its health DOWN.
+   */
   private boolean hasServingSibling(ServiceProcess service) {
     List<ServiceProcess> siblings =
         orderServices.contains(service) ? orderServices : paymentServices;
-    return siblings.stream().anyMatch(other -> other != service && other.alive() && other.ready());
+    return siblings.stream()
+        .anyMatch(other -> other != service && (other.servesPartitions() || other.ready()));
   }
 
   private synchronized void record(String kind, ServiceProcess victim) {

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One service instance as a real child process ({@code java ... -jar <service>.jar}, see {@link
@@ -23,6 +25,8 @@ public final class ServiceProcess implements WebhookProxy.Target {
 
   /** An idempotent consumer's assignment in the health details with at least one partition. */
   private static final Pattern HELD_PARTITIONS = Pattern.compile("\"assignment\":\\{[^{}]*\\[\"");
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
@@ -39,6 +43,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
   private volatile boolean lastHeldPartitions;
   private volatile boolean servedInThisLife;
   private volatile long readyCheckedAtNanos;
+  private volatile long partitionsCheckedAtNanos;
 
   public ServiceProcess(
       String name, FastStartJar jar, int port, Map<String, String> properties, Path logDirectory) {
@@ -105,6 +110,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
     lastReady = false;
     lastHeldPartitions = false;
     readyCheckedAtNanos = 0;
+    partitionsCheckedAtNanos = 0;
   }
 
   /** How long the current process has been running; zero when it is not. */
@@ -117,12 +123,30 @@ public final class ServiceProcess implements WebhookProxy.Target {
   }
 
   /**
-   * Whether the instance serves and, at that reading of its health, one of its consumers held
-   * partitions: records to process while orders are in flight, and a batch's transaction a kill
-   * interrupts.
+   * Whether the instance has served in this life and, at the last reading of its health, one of its
+   * consumers held partitions: records to process while orders are in flight, and a batch's
+   * transaction a kill interrupts. Whatever the health's overall status: while PostgreSQL or a
+   * broker is down the health is DOWN, and the consumers still hold their partitions and the
+   * batches they polled.
    */
   boolean servesPartitions() {
-    return ready() && lastHeldPartitions;
+    if (!alive()) {
+      return false;
+    }
+    if (!servedInThisLife) {
+      ready();
+    }
+    long now = System.nanoTime();
+    if (now - partitionsCheckedAtNanos >= READY_REUSE_NANOS || partitionsCheckedAtNanos == 0) {
+      // The consumers' own indicator: the whole health also checks the database and the brokers,
+      // and during their outage it answers late or not at all.
+      lastHeldPartitions =
+          get("/actuator/health/idempotentConsumers")
+              .map(ServiceProcess::holdsPartitions)
+              .orElse(false);
+      partitionsCheckedAtNanos = now;
+    }
+    return servedInThisLife && lastHeldPartitions;
   }
 
   /**
@@ -131,6 +155,18 @@ public final class ServiceProcess implements WebhookProxy.Target {
    */
   static boolean holdsPartitions(String health) {
     return HELD_PARTITIONS.matcher(health).find();
+  }
+
+  /**
+   * Whether a health body's overall status is UP; a component's own UP (the ping, the consumers)
+   * says nothing while the database is DOWN.
+   */
+  static boolean up(String health) {
+    try {
+      return "UP".equals(JSON.readTree(health).path("status").asString());
+    } catch (JacksonException e) {
+      return false;
+    }
   }
 
   /** Whether the current (or, once dead, the last) process was seen serving at least once. */
@@ -158,8 +194,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
       return lastReady;
     }
     java.util.Optional<String> health = get("/actuator/health");
-    lastReady = health.map(body -> body.contains("\"status\":\"UP\"")).orElse(false);
-    lastHeldPartitions = lastReady && health.map(ServiceProcess::holdsPartitions).orElse(false);
+    lastReady = health.map(ServiceProcess::up).orElse(false);
     readyCheckedAtNanos = now;
     servedInThisLife |= lastReady;
     return lastReady;
