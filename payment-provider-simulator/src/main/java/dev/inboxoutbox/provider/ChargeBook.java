@@ -50,14 +50,14 @@ final class ChargeBook {
    * Charges once per key: the key is claimed atomically, so concurrent requests with one key make
    * one charge, one ledger entry and one webhook event.
    */
-  ChargeOutcome charge(String idempotencyKey, ChargeRequest request)
+  ChargeOutcome charge(String idempotencyKey, ChargeRequest request, TraceContext trace)
       throws JsonProcessingException {
     StoredCharge candidate = newCharge(idempotencyKey, request);
     StoredCharge stored = chargesByKey.putIfAbsent(idempotencyKey, candidate);
     if (stored == null) {
       chargesById.put(candidate.entry().chargeId(), candidate.entry());
       ledger.add(candidate.entry());
-      webhooks.publish(webhookEvent(candidate.entry()));
+      webhooks.publish(webhookEvent(candidate.entry()), trace);
       return new Created(candidate.response());
     }
     if (stored.request().equals(request)) {

@@ -34,7 +34,7 @@ final class ChargesEndpoint extends IdempotentPost<ChargeRequest> {
 
   @Override
   void decide(HttpExchange exchange, String key, ChargeRequest request) throws IOException {
-    ChargeOutcome outcome = charges.charge(key, request);
+    ChargeOutcome outcome = charges.charge(key, request, TraceContext.of(exchange));
     if (outcome instanceof Created created) {
       created(exchange, created.response());
     } else if (outcome instanceof Replayed replayed) {

@@ -60,7 +60,8 @@ final class RefundBook {
    * remaining amount must be read and changed together, or two keys racing for one charge could
    * both pass the amount check.
    */
-  synchronized RefundOutcome refund(String idempotencyKey, RefundRequest request)
+  synchronized RefundOutcome refund(
+      String idempotencyKey, RefundRequest request, TraceContext trace)
       throws JsonProcessingException {
     StoredRefund stored = refundsByKey.get(idempotencyKey);
     if (stored != null) {
@@ -93,7 +94,7 @@ final class RefundBook {
     refundsByKey.put(idempotencyKey, new StoredRefund(request, response));
     refundedByCharge.merge(charge.chargeId(), request.amountCents(), Long::sum);
     ledger.add(entry);
-    webhooks.publish(webhookEvent(entry));
+    webhooks.publish(webhookEvent(entry), trace);
     return new Created(response);
   }
 

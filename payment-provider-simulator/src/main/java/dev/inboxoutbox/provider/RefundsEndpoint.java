@@ -37,7 +37,7 @@ final class RefundsEndpoint extends IdempotentPost<RefundRequest> {
 
   @Override
   void decide(HttpExchange exchange, String key, RefundRequest request) throws IOException {
-    RefundOutcome outcome = refunds.refund(key, request);
+    RefundOutcome outcome = refunds.refund(key, request, TraceContext.of(exchange));
     if (outcome instanceof Created created) {
       created(exchange, created.response());
     } else if (outcome instanceof Replayed replayed) {

@@ -85,8 +85,11 @@ final class WebhookDispatcher implements AutoCloseable {
     return target;
   }
 
-  /** Schedules the event's delivery (and, for a share of events, a duplicate). */
-  void publish(WebhookEvent event) {
+  /**
+   * Schedules the event's delivery (and, for a share of events, a duplicate), each copy with the
+   * trace context of the request that caused the event.
+   */
+  void publish(WebhookEvent event, TraceContext trace) {
     published.add(event);
     events.incrementAndGet();
     int copies = random.nextDouble() < duplicateShare ? 2 : 1;
@@ -95,7 +98,7 @@ final class WebhookDispatcher implements AutoCloseable {
     }
     for (int copy = 0; copy < copies; copy++) {
       pending.incrementAndGet();
-      schedule(event, 0, randomDelay());
+      schedule(event, trace, 0, randomDelay());
     }
   }
 
@@ -113,15 +116,16 @@ final class WebhookDispatcher implements AutoCloseable {
         pending.get());
   }
 
-  private void schedule(WebhookEvent event, int failedAttempts, Duration delay) {
+  private void schedule(
+      WebhookEvent event, TraceContext trace, int failedAttempts, Duration delay) {
     if (executor.isShutdown()) {
       return;
     }
     executor.schedule(
-        () -> attempt(event, failedAttempts), delay.toMillis(), TimeUnit.MILLISECONDS);
+        () -> attempt(event, trace, failedAttempts), delay.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  private void attempt(WebhookEvent event, int failedAttempts) {
+  private void attempt(WebhookEvent event, TraceContext trace, int failedAttempts) {
     URI destination = target;
     attempts.incrementAndGet();
     String failure;
@@ -131,7 +135,8 @@ final class WebhookDispatcher implements AutoCloseable {
       try {
         byte[] body = event.bodyBytes();
         HttpRequest request =
-            HttpRequest.newBuilder(destination)
+            trace
+                .addTo(HttpRequest.newBuilder(destination))
                 .timeout(requestTimeout)
                 .header("Content-Type", "application/json")
                 .header(WebhookSignature.HEADER, signature.sign(body, Instant.now()))
@@ -160,7 +165,7 @@ final class WebhookDispatcher implements AutoCloseable {
         event.type(),
         failure,
         backoff.toMillis());
-    schedule(event, failedAttempts + 1, backoff);
+    schedule(event, trace, failedAttempts + 1, backoff);
   }
 
   private Duration backoff(int failedAttempts) {

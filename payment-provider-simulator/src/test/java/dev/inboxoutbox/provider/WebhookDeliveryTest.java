@@ -1,5 +1,6 @@
 package dev.inboxoutbox.provider;
 
+import static dev.inboxoutbox.provider.ApiClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 import static org.awaitility.Awaitility.await;
@@ -10,6 +11,7 @@ import dev.inboxoutbox.provider.WebhookReceiver.Attempt;
 import dev.inboxoutbox.webhook.WebhookSignature;
 import dev.inboxoutbox.webhook.WebhookSignature.Verification;
 import java.io.IOException;
+import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -129,6 +131,53 @@ class WebhookDeliveryTest {
                     .isEqualTo(Verification.VALID));
     awaitStats(stats -> stats.deliveries() == 1);
     assertThat(provider.webhookStats()).isEqualTo(new WebhookStats(1, 0, 4, 1, 3, 0));
+  }
+
+  @Test
+  void everyCopyOfAWebhookCarriesTheTraceContextOfTheRequestThatCausedIt() throws Exception {
+    receiver.refuseNext(1);
+    provider =
+        start(
+            PaymentProviderSimulator.builder()
+                .duplicateShare(1.0)
+                .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(50)));
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    String chargeId =
+        json(new ApiClient(provider)
+                .send(
+                    HttpRequest.newBuilder(provider.baseUrl().resolve(ChargesEndpoint.PATH))
+                        .header("Content-Type", "application/json")
+                        .header("Idempotency-Key", "charge-pay-t")
+                        .header("traceparent", traceparent)
+                        .header("tracestate", "vendor=abc")
+                        .POST(
+                            HttpRequest.BodyPublishers.ofString(ApiClient.chargeBody("pay-t", 900)))
+                        .build()))
+            .get("chargeId")
+            .asText();
+    new ApiClient(provider).refund("refund-pay-u", ApiClient.refundBody(chargeId, 100));
+
+    List<Attempt> attempts = receiver.awaitAttempts(a -> receiverDelivered(a).size() == 4, WAIT);
+
+    Map<String, List<Attempt>> byType =
+        attempts.stream()
+            .collect(Collectors.groupingBy(a -> parse(a.body(), n -> n.get("type").asText())));
+    assertThat(byType.get("charge.succeeded"))
+        .as("the charge's copies, the refused one and its retry included")
+        .hasSizeGreaterThanOrEqualTo(2)
+        .allSatisfy(
+            a -> {
+              assertThat(a.traceparent()).isEqualTo(traceparent);
+              assertThat(a.tracestate()).isEqualTo("vendor=abc");
+            });
+    assertThat(byType.get("refund.succeeded"))
+        .as("a refund requested without a trace context sends none")
+        .hasSize(2)
+        .allSatisfy(
+            a -> {
+              assertThat(a.traceparent()).isNull();
+              assertThat(a.tracestate()).isNull();
+            });
   }
 
   @Test

@@ -22,7 +22,13 @@ import java.util.function.Predicate;
 final class WebhookReceiver implements AutoCloseable {
 
   /** One attempt as received, with the status it was answered with. */
-  record Attempt(String signature, String body, int answeredWith, Instant receivedAt) {
+  record Attempt(
+      String signature,
+      String body,
+      int answeredWith,
+      Instant receivedAt,
+      String traceparent,
+      String tracestate) {
     byte[] bodyBytes() {
       return body.getBytes(StandardCharsets.UTF_8);
     }
@@ -54,7 +60,9 @@ final class WebhookReceiver implements AutoCloseable {
                     exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER),
                     body,
                     status,
-                    Instant.now()));
+                    Instant.now(),
+                    exchange.getRequestHeaders().getFirst("traceparent"),
+                    exchange.getRequestHeaders().getFirst("tracestate")));
             exchange.sendResponseHeaders(status, -1);
           }
         });
