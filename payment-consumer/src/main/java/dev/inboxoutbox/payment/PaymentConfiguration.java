@@ -5,7 +5,9 @@ import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.spring.IdempotentConsumerDefinition;
 import dev.inboxoutbox.webhook.WebhookSignature;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,7 +31,10 @@ class PaymentConfiguration {
   }
 
   @Bean
-  ProviderClient providerClient(JsonMapper json, PaymentProperties properties) {
+  ProviderClient providerClient(
+      JsonMapper json,
+      PaymentProperties properties,
+      ObjectProvider<ObservationRegistry> observations) {
     PaymentProperties.Provider provider = properties.provider();
     if (provider.url() == null) {
       throw new IllegalStateException("payment.provider.url is required (the provider's base URL)");
@@ -40,7 +45,8 @@ class PaymentConfiguration {
         provider.connectTimeout(),
         provider.requestTimeout(),
         provider.attempts(),
-        provider.retryBackoff());
+        provider.retryBackoff(),
+        observations.getIfAvailable(() -> ObservationRegistry.NOOP));
   }
 
   @Bean

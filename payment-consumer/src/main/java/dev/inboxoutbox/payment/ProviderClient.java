@@ -1,5 +1,8 @@
 package dev.inboxoutbox.payment;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.RequestReplySenderContext;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,6 +31,7 @@ public final class ProviderClient {
   private final int attempts;
   private final Duration retryBackoff;
   private final HttpClient http;
+  private final ObservationRegistry observations;
 
   /** The charge as the provider recorded it. */
   public record Charge(String chargeId, String status, boolean replayed) {}
@@ -48,6 +52,29 @@ public final class ProviderClient {
       Duration requestTimeout,
       int attempts,
       Duration retryBackoff) {
+    this(
+        json,
+        baseUrl,
+        connectTimeout,
+        requestTimeout,
+        attempts,
+        retryBackoff,
+        ObservationRegistry.NOOP);
+  }
+
+  /**
+   * A client whose calls are {@code payment.provider.request} observations: with a tracer, each
+   * request carries the current trace context ({@code traceparent}), and the provider's webhooks
+   * carry it back.
+   */
+  public ProviderClient(
+      JsonMapper json,
+      URI baseUrl,
+      Duration connectTimeout,
+      Duration requestTimeout,
+      int attempts,
+      Duration retryBackoff,
+      ObservationRegistry observations) {
     if (attempts < 1) {
       throw new IllegalArgumentException("at least one attempt");
     }
@@ -62,6 +89,7 @@ public final class ProviderClient {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(connectTimeout)
             .build();
+    this.observations = observations;
   }
 
   /**
@@ -105,13 +133,36 @@ public final class ProviderClient {
   /** The provider's 200 or 201 to this request, after at most {@code attempts} tries. */
   private HttpResponse<String> post(URI url, String idempotencyKey, String body, String what)
       throws ProviderUnavailableException {
-    HttpRequest request =
+    HttpRequest.Builder request =
         HttpRequest.newBuilder(url)
             .timeout(requestTimeout)
             .header("Content-Type", "application/json")
             .header("Idempotency-Key", idempotencyKey)
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build();
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    RequestReplySenderContext<HttpRequest.Builder, HttpResponse<String>> context =
+        new RequestReplySenderContext<>(HttpRequest.Builder::header);
+    context.setCarrier(request);
+    context.setRemoteServiceName("payment-provider");
+    Observation observation =
+        Observation.createNotStarted("payment.provider.request", () -> context, observations)
+            .contextualName("provider " + what)
+            .lowCardinalityKeyValue("payment.provider.operation", what);
+    // Started before the request is built: a tracer's propagating handler adds its headers then.
+    observation.start();
+    try (Observation.Scope scope = observation.openScope()) {
+      HttpResponse<String> response = send(request.build(), idempotencyKey, what);
+      context.setResponse(response);
+      return response;
+    } catch (RuntimeException e) {
+      observation.error(e);
+      throw e;
+    } finally {
+      observation.stop();
+    }
+  }
+
+  private HttpResponse<String> send(HttpRequest request, String idempotencyKey, String what)
+      throws ProviderUnavailableException {
     Exception lastFailure = null;
     String lastProblem = null;
     for (int attempt = 1; attempt <= attempts; attempt++) {
