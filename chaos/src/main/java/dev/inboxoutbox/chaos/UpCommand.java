@@ -9,12 +9,14 @@ import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.devstack.StopSignal;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -76,6 +78,15 @@ public final class UpCommand implements Callable<Integer> {
       description = "The payment provider simulator's port (default ${DEFAULT-VALUE}).")
   int providerPort;
 
+  @Option(
+      names = "--otlp-endpoint",
+      paramLabel = "URL",
+      description = {
+        "Export both services' traces over OTLP/HTTP to this collector endpoint, every request and",
+        "record sampled, e.g. http://localhost:4318/v1/traces (default: no tracing)."
+      })
+  URI otlpEndpoint;
+
   @CommandLine.Mixin RunDirectories directories = new RunDirectories();
 
   private final PrintStream out = System.out;
@@ -124,11 +135,13 @@ public final class UpCommand implements Callable<Integer> {
       ServiceLaunch.Jars jars =
           ServiceLaunch.prepare(root, orderProperties, paymentProperties, logs, out);
       ServiceFleet services = push(running, new ServiceFleet(new Random(), Duration.ZERO, out));
+      // After the class-data training, which exports nothing.
       services.addOrderService(
-          new ServiceProcess("order-consumer", jars.orders(), orderPort, orderProperties, logs));
+          new ServiceProcess(
+              "order-consumer", jars.orders(), orderPort, traced(orderProperties), logs));
       services.addPaymentService(
           new ServiceProcess(
-              "payment-consumer", jars.payments(), paymentPort, paymentProperties, logs));
+              "payment-consumer", jars.payments(), paymentPort, traced(paymentProperties), logs));
       out.println("starting order-consumer and payment-consumer...");
       services.start(Duration.ofMinutes(3));
       printWhereEverythingIs(orders, payments, bootstrap, provider, logs);
@@ -152,6 +165,15 @@ public final class UpCommand implements Callable<Integer> {
     return 0;
   }
 
+  private Map<String, String> traced(Map<String, String> properties) {
+    if (otlpEndpoint == null) {
+      return properties;
+    }
+    Map<String, String> traced = new LinkedHashMap<>(properties);
+    traced.putAll(ServiceLaunch.tracingTo(otlpEndpoint));
+    return traced;
+  }
+
   private void printWhereEverythingIs(
       Database orders,
       Database payments,
@@ -169,6 +191,7 @@ public final class UpCommand implements Callable<Integer> {
           PostgreSQL          %5$s
                               %6$s
           logs                %7$s
+          traces              %8$s
 
         try, in another terminal:
           ./iox produce --bootstrap %4$s --count 100
@@ -186,7 +209,8 @@ public final class UpCommand implements Callable<Integer> {
         bootstrap,
         orders.jdbcUrl(),
         payments.jdbcUrl(),
-        logs);
+        logs,
+        otlpEndpoint == null ? "not exported (--otlp-endpoint)" : "OTLP to " + otlpEndpoint);
   }
 
   private static <T extends AutoCloseable> T push(Deque<AutoCloseable> running, T resource) {

@@ -5,6 +5,7 @@ import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -156,7 +157,21 @@ public final class ServiceLaunch {
     // Where each new relay leader resumes (stored offset, slot position, the restart search) is in
     // the logs: a few lines per leader change, and what explained the one run that lost a batch.
     properties.put("logging.level.io.debezium.connector.postgresql", "INFO");
+    // Without a collector nothing would read the spans: no tracer, no per-record cost.
+    properties.put("management.tracing.export.enabled", "false");
     properties.putAll(extra);
+    return properties;
+  }
+
+  /**
+   * The settings that make a service trace every request and record and export the spans over
+   * OTLP/HTTP to {@code endpoint} (a collector's {@code /v1/traces}).
+   */
+  public static Map<String, String> tracingTo(URI endpoint) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("management.tracing.export.enabled", "true");
+    properties.put("management.tracing.sampling.probability", "1.0");
+    properties.put("management.opentelemetry.tracing.export.otlp.endpoint", endpoint.toString());
     return properties;
   }
 }

@@ -1,0 +1,178 @@
+package dev.inboxoutbox.iox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.inboxoutbox.devstack.FreePorts;
+import dev.inboxoutbox.iox.OtlpReceiver.Span;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One order's trace across both services, as a person sees it with {@code iox up --otlp-endpoint}
+ * and a collector: the client's {@code POST /orders}, order-consumer's outbox and relay,
+ * payment-consumer's claim of the payment request, its charge, the provider's webhook, its outbox,
+ * and order-consumer's claim of the payment result, every span under the client's trace id; the
+ * client's retry of the request is in that trace as a duplicate.
+ */
+class IoxUpTracingIT {
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  @Test
+  void anOrderIsOneTraceFromTheRequestToThePaymentResultAcrossBothServices() throws Exception {
+    int orders = FreePorts.belowEphemeralRange();
+    String traceId = HexFormat.of().formatHex(randomBytes(16));
+    String traceparent = "00-" + traceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + "-01";
+    String key = UUID.randomUUID().toString();
+    try (OtlpReceiver collector = new OtlpReceiver();
+        IoxProcess up =
+            IoxProcess.start(
+                "up",
+                "--postgres-port=" + FreePorts.belowEphemeralRange(),
+                "--kafka-port=" + FreePorts.belowEphemeralRange(),
+                "--order-port=" + orders,
+                "--payment-port=" + FreePorts.belowEphemeralRange(),
+                "--provider-port=" + FreePorts.belowEphemeralRange(),
+                "--otlp-endpoint=" + collector.endpoint(),
+                "--repo=" + Repository.ROOT,
+                "--reports=" + Files.createTempDirectory("iox-up-tracing"))) {
+      await("iox up serving")
+          .atMost(Duration.ofMinutes(5))
+          .until(() -> up.output().contains("Ctrl-C stops everything.") || !up.isAlive());
+      assertThat(up.isAlive()).as(up.printed()).isTrue();
+      assertThat(up.printed()).contains("OTLP to " + collector.endpoint());
+
+      assertThat(placeOrder(orders, key, traceparent).statusCode()).isEqualTo(201);
+      await("the payment result claimed by order-consumer in the client's trace")
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () ->
+                  readable(collector)
+                      && inTrace(collector, traceId).stream()
+                          .anyMatch(
+                              span ->
+                                  "order-consumer".equals(span.service())
+                                      && "order-payments"
+                                          .equals(span.attribute("inbox.operation"))));
+      HttpResponse<String> retried = placeOrder(orders, key, traceparent);
+      assertThat(retried.statusCode()).as(retried.body()).isIn(200, 201);
+      await("the retried request's span")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  inTrace(collector, traceId).stream()
+                      .anyMatch(span -> "duplicate".equals(span.attribute("inbox.decision"))));
+
+      List<Span> trace = inTrace(collector, traceId);
+      String path = describe(trace);
+      assertThat(trace)
+          .as(path)
+          .extracting(Span::service)
+          .contains("order-consumer", "payment-consumer");
+      assertThat(trace)
+          .as(path)
+          .anySatisfy(
+              span -> {
+                assertThat(span.service()).isEqualTo("payment-consumer");
+                assertThat(span.attribute("inbox.operation")).isEqualTo("payment-requests");
+                assertThat(span.attribute("inbox.decision")).isEqualTo("new");
+              })
+          .anySatisfy(
+              span -> {
+                assertThat(span.service()).isEqualTo("payment-consumer");
+                assertThat(span.name()).isEqualTo("provider charge");
+                assertThat(span.kind()).isEqualTo("SPAN_KIND_CLIENT");
+              })
+          .anySatisfy(
+              span -> {
+                assertThat(span.service()).isEqualTo("payment-consumer");
+                assertThat(span.kind()).isEqualTo("SPAN_KIND_SERVER");
+                assertThat(span.name()).contains("/webhooks/provider");
+              })
+          .anySatisfy(
+              span -> {
+                assertThat(span.service()).isEqualTo("order-consumer");
+                assertThat(span.attribute("inbox.operation")).isEqualTo("order-payments");
+                assertThat(span.attribute("inbox.decision")).isEqualTo("new");
+              });
+      // Every span hangs from another span of the trace, or from the client's: nothing started a
+      // trace of its own on the way. Spans still open are exported when they end.
+      String clientSpan = traceparent.split("-")[2];
+      await("every span's parent in the trace")
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                List<Span> all = inTrace(collector, traceId);
+                List<String> parents = new ArrayList<>(all.stream().map(Span::spanId).toList());
+                parents.add(clientSpan);
+                assertThat(all)
+                    .as(describe(all))
+                    .allSatisfy(span -> assertThat(parents).contains(span.parentSpanId()));
+              });
+    }
+  }
+
+  private static boolean readable(OtlpReceiver collector) {
+    if (!collector.failures().isEmpty()) {
+      throw new AssertionError(
+          "an export the collector could not read", collector.failures().get(0));
+    }
+    return true;
+  }
+
+  private static String describe(List<Span> spans) {
+    return spans.stream()
+        .map(
+            span ->
+                span.service()
+                    + " "
+                    + span.kind()
+                    + " "
+                    + span.name()
+                    + " "
+                    + span.spanId()
+                    + " <- "
+                    + span.parentSpanId()
+                    + " "
+                    + span.attributes())
+        .collect(Collectors.joining("\n"));
+  }
+
+  private static List<Span> inTrace(OtlpReceiver collector, String traceId) {
+    return collector.spans().stream().filter(span -> span.traceId().equals(traceId)).toList();
+  }
+
+  private static HttpResponse<String> placeOrder(int port, String key, String traceparent)
+      throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/orders"))
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", key)
+            .header("traceparent", traceparent)
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"customerId\":\"c-1\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,"
+                        + "\"unitPriceCents\":1250}]}"))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static byte[] randomBytes(int count) {
+    byte[] bytes = new byte[count];
+    new Random().nextBytes(bytes);
+    return bytes;
+  }
+}
