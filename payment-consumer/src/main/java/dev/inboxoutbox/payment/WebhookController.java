@@ -4,10 +4,13 @@ import dev.inboxoutbox.consumer.PoisonMessageException;
 import dev.inboxoutbox.inbox.IdempotencyKey;
 import dev.inboxoutbox.webhook.WebhookSignature;
 import dev.inboxoutbox.webhook.WebhookSignature.Verification;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Instant;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -35,11 +38,17 @@ class WebhookController {
   private final JsonMapper json;
   private final WebhookSignature signature;
   private final WebhookReceiver receiver;
+  private final ObservationRegistry observations;
 
-  WebhookController(JsonMapper json, WebhookSignature signature, WebhookReceiver receiver) {
+  WebhookController(
+      JsonMapper json,
+      WebhookSignature signature,
+      WebhookReceiver receiver,
+      ObjectProvider<ObservationRegistry> observations) {
     this.json = json;
     this.signature = signature;
     this.receiver = receiver;
+    this.observations = observations.getIfAvailable(() -> ObservationRegistry.NOOP);
   }
 
   @PostMapping("/webhooks/provider")
@@ -79,6 +88,7 @@ class WebhookController {
       return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
           .body(Map.of("error", "not_applied", "message", "retry later"));
     }
+    decided(eventId, decision);
     if (decision == WebhookReceiver.Decision.CONFLICT) {
       // The provider never sends one event id with two bodies: nothing is applied, and the answer
       // says why instead of acknowledging an event that was not taken.
@@ -97,6 +107,21 @@ class WebhookController {
             eventId,
             "duplicate",
             String.valueOf(decision == WebhookReceiver.Decision.DUPLICATE)));
+  }
+
+  /**
+   * Tags the request's observation (the HTTP server span, when the application traces) with what
+   * the inbox decided, as {@code @IdempotentEndpoint} does: high-cardinality key values reach the
+   * span, not the request metrics.
+   */
+  private void decided(String eventId, WebhookReceiver.Decision decision) {
+    Observation request = observations.getCurrentObservation();
+    if (request != null) {
+      request
+          .highCardinalityKeyValue("inbox.operation", ProviderWebhookHandler.OPERATION)
+          .highCardinalityKeyValue("inbox.idempotency_key", eventId)
+          .highCardinalityKeyValue("inbox.decision", decision.tag());
+    }
   }
 
   private static ResponseEntity<Map<String, String>> invalidEvent(String message) {

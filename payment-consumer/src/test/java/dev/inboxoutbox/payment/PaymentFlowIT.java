@@ -21,6 +21,9 @@ import dev.inboxoutbox.testing.kafka.RecordBuilder;
 import dev.inboxoutbox.testing.kafka.TopicReader;
 import dev.inboxoutbox.webhook.WebhookSignature;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -69,6 +72,7 @@ class PaymentFlowIT {
   private static ConfigurableApplicationContext app;
   private static KafkaProducer<String, byte[]> producer;
   private static URI webhookUrl;
+  private static final InMemorySpanExporter SPANS = InMemorySpanExporter.create();
   private static String paymentTopic;
   private static String chargeTopic;
   private static String resultTopic;
@@ -98,7 +102,10 @@ class PaymentFlowIT {
     // not).
     app =
         new SpringApplicationBuilder(PaymentConsumerApplication.class)
+            // Spring Boot's OpenTelemetry export hands every span to each SpanExporter bean.
+            .initializers(context -> context.getBeanFactory().registerSingleton("testSpans", SPANS))
             .run(
+                "--management.tracing.sampling.probability=1.0",
                 "--spring.datasource.url=" + database.jdbcUrl(),
                 "--spring.datasource.username=" + database.username(),
                 "--spring.datasource.password=" + database.password(),
@@ -250,6 +257,54 @@ class PaymentFlowIT {
                     + " AND aggregateid = ?",
                 orderId))
         .contains(event.id());
+  }
+
+  /**
+   * A traced provider's repeated webhook: its request span continues the provider's trace and says
+   * the inbox absorbed it.
+   */
+  @Test
+  void aRepeatedWebhookIsADuplicateInTheTraceOfTheRequestThatSentIt() throws Exception {
+    String orderId = orderEndingIn(ChargeStatus.SUCCEEDED);
+    String paymentId = "pay-" + orderId;
+    requestPayment(orderId, UUID.randomUUID().toString());
+    awaitStatus(paymentId, "CAPTURED");
+    WebhookEvent event = firstWebhookOf(paymentId);
+    String traceId = UUID.randomUUID().toString().replace("-", "");
+    String traceparent = "00-" + traceId + "-00f067aa0ba902b7-01";
+    HttpRequest repeat =
+        HttpRequest.newBuilder(webhookUrl)
+            .header("Content-Type", "application/json")
+            .header("traceparent", traceparent)
+            .header(WebhookSignature.HEADER, SIGNER.sign(event.bodyBytes(), Instant.now()))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(event.bodyBytes()))
+            .build();
+
+    assertThat(HTTP.send(repeat, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+
+    await("the repeated webhook's request span")
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(SPANS.getFinishedSpanItems())
+                    .filteredOn(span -> span.getTraceId().equals(traceId))
+                    .anySatisfy(
+                        span -> {
+                          assertThat(span.getKind()).isEqualTo(SpanKind.SERVER);
+                          assertThat(span.getParentSpanId()).isEqualTo("00f067aa0ba902b7");
+                          assertThat(
+                                  span.getAttributes()
+                                      .get(AttributeKey.stringKey("inbox.operation")))
+                              .isEqualTo(ProviderWebhookHandler.OPERATION);
+                          assertThat(
+                                  span.getAttributes()
+                                      .get(AttributeKey.stringKey("inbox.decision")))
+                              .isEqualTo("duplicate");
+                          assertThat(
+                                  span.getAttributes()
+                                      .get(AttributeKey.stringKey("inbox.idempotency_key")))
+                              .isEqualTo(event.id());
+                        }));
   }
 
   /** One event id with two bodies is refused, never applied as a second event. */
