@@ -9,14 +9,20 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * and a collector: the client's {@code POST /orders}, order-consumer's outbox and relay,
  * payment-consumer's claim of the payment request, its charge, the provider's webhook, its outbox,
  * and order-consumer's claim of the payment result, every span under the client's trace id; the
- * client's retry of the request is in that trace as a duplicate.
+ * client's retry of the request and a command delivered twice over Kafka are in that trace as
+ * duplicates.
  */
 class IoxUpTracingIT {
 
@@ -33,6 +40,7 @@ class IoxUpTracingIT {
   @Test
   void anOrderIsOneTraceFromTheRequestToThePaymentResultAcrossBothServices() throws Exception {
     int orders = FreePorts.belowEphemeralRange();
+    int kafka = FreePorts.belowEphemeralRange();
     String traceId = HexFormat.of().formatHex(randomBytes(16));
     String traceparent = "00-" + traceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + "-01";
     String key = UUID.randomUUID().toString();
@@ -41,7 +49,7 @@ class IoxUpTracingIT {
             IoxProcess.start(
                 "up",
                 "--postgres-port=" + FreePorts.belowEphemeralRange(),
-                "--kafka-port=" + FreePorts.belowEphemeralRange(),
+                "--kafka-port=" + kafka,
                 "--order-port=" + orders,
                 "--payment-port=" + FreePorts.belowEphemeralRange(),
                 "--provider-port=" + FreePorts.belowEphemeralRange(),
@@ -76,6 +84,21 @@ class IoxUpTracingIT {
                   inTrace(collector, traceId).stream()
                       .anyMatch(span -> "duplicate".equals(span.attribute("inbox.decision"))));
 
+      // The same command over Kafka, sent twice: the second copy is what a redelivery looks like.
+      String commandKey = UUID.randomUUID().toString();
+      String commandParent =
+          "00-" + traceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + "-01";
+      sendTwice(kafka, commandKey, commandParent);
+      await("both copies of the command claimed in the trace")
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  inTrace(collector, traceId).stream()
+                      .filter(span -> commandKey.equals(span.attribute("inbox.idempotency_key")))
+                      .map(span -> span.attribute("inbox.decision"))
+                      .toList()
+                      .containsAll(List.of("new", "duplicate")));
+
       List<Span> trace = inTrace(collector, traceId);
       String path = describe(trace);
       assertThat(trace)
@@ -108,8 +131,9 @@ class IoxUpTracingIT {
                 assertThat(span.attribute("inbox.operation")).isEqualTo("order-payments");
                 assertThat(span.attribute("inbox.decision")).isEqualTo("new");
               });
-      // Every span hangs from another span of the trace, or from the client's: nothing started a
-      // trace of its own on the way. Spans still open are exported when they end.
+      // Every span hangs from another span of the trace, or from the client's request or command:
+      // nothing started a trace of its own on the way. Spans still open are exported when they
+      // end.
       String clientSpan = traceparent.split("-")[2];
       await("every span's parent in the trace")
           .atMost(Duration.ofSeconds(30))
@@ -118,10 +142,33 @@ class IoxUpTracingIT {
                 List<Span> all = inTrace(collector, traceId);
                 List<String> parents = new ArrayList<>(all.stream().map(Span::spanId).toList());
                 parents.add(clientSpan);
+                parents.add(commandParent.split("-")[2]);
                 assertThat(all)
                     .as(describe(all))
                     .allSatisfy(span -> assertThat(parents).contains(span.parentSpanId()));
               });
+    }
+  }
+
+  private static void sendTwice(int kafkaPort, String key, String traceparent) throws Exception {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", "localhost:" + kafkaPort, "acks", "all"),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
+      for (int copy = 0; copy < 2; copy++) {
+        ProducerRecord<String, byte[]> command =
+            new ProducerRecord<>(
+                "orders.commands",
+                "c-2",
+                ("{\"customerId\":\"c-2\",\"items\":[{\"sku\":\"SKU-02\",\"qty\":1,"
+                        + "\"unitPriceCents\":900}]}")
+                    .getBytes(StandardCharsets.UTF_8));
+        command.headers().add("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8));
+        command.headers().add("type", "PlaceOrder".getBytes(StandardCharsets.UTF_8));
+        command.headers().add("traceparent", traceparent.getBytes(StandardCharsets.UTF_8));
+        producer.send(command).get();
+      }
     }
   }
 
