@@ -135,6 +135,7 @@ class WebhookDeliveryTest {
 
   @Test
   void everyCopyOfAWebhookCarriesTheTraceContextOfTheRequestThatCausedIt() throws Exception {
+    // The first attempt to arrive, the charge's or the refund's, is refused and sent again.
     receiver.refuseNext(1);
     provider =
         start(
@@ -163,7 +164,7 @@ class WebhookDeliveryTest {
         attempts.stream()
             .collect(Collectors.groupingBy(a -> parse(a.body(), n -> n.get("type").asText())));
     assertThat(byType.get("charge.succeeded"))
-        .as("the charge's copies, the refused one and its retry included")
+        .as("the charge's copies, a refused one and its retry included")
         .hasSizeGreaterThanOrEqualTo(2)
         .allSatisfy(
             a -> {
@@ -172,7 +173,7 @@ class WebhookDeliveryTest {
             });
     assertThat(byType.get("refund.succeeded"))
         .as("a refund requested without a trace context sends none")
-        .hasSize(2)
+        .hasSizeGreaterThanOrEqualTo(2)
         .allSatisfy(
             a -> {
               assertThat(a.traceparent()).isNull();
