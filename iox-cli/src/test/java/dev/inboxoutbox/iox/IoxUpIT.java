@@ -6,9 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.inboxoutbox.devstack.FreePorts;
 import java.io.IOException;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -48,17 +45,7 @@ class IoxUpIT {
           .contains("20 orders")
           .contains("all acknowledged");
       HttpResponse<String> placed =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(URI.create("http://localhost:" + orders + "/orders"))
-                      .header("Content-Type", "application/json")
-                      .header("Idempotency-Key", UUID.randomUUID().toString())
-                      .POST(
-                          HttpRequest.BodyPublishers.ofString(
-                              "{\"customerId\":\"c-1\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,"
-                                  + "\"unitPriceCents\":1250}]}"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+          OrderRequests.placeOrder(orders, UUID.randomUUID().toString(), null);
       assertThat(placed.statusCode()).as(placed.body()).isEqualTo(201);
       // 20 Kafka orders and one over HTTP, each paid or failed through the provider and relayed
       // back.

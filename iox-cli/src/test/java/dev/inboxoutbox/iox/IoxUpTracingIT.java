@@ -5,9 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.FreePorts;
 import dev.inboxoutbox.iox.OtlpReceiver.Span;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,8 +32,6 @@ import org.junit.jupiter.api.Test;
  */
 class IoxUpTracingIT {
 
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
-
   @Test
   void anOrderIsOneTraceFromTheRequestToThePaymentResultAcrossBothServices() throws Exception {
     int orders = FreePorts.belowEphemeralRange();
@@ -62,7 +57,7 @@ class IoxUpTracingIT {
       assertThat(up.isAlive()).as(up.printed()).isTrue();
       assertThat(up.printed()).contains("OTLP to " + collector.endpoint());
 
-      assertThat(placeOrder(orders, key, traceparent).statusCode()).isEqualTo(201);
+      assertThat(OrderRequests.placeOrder(orders, key, traceparent).statusCode()).isEqualTo(201);
       await("the payment result claimed by order-consumer in the client's trace")
           .atMost(Duration.ofMinutes(2))
           .pollInterval(Duration.ofMillis(500))
@@ -75,7 +70,7 @@ class IoxUpTracingIT {
                                   "order-consumer".equals(span.service())
                                       && "order-payments"
                                           .equals(span.attribute("inbox.operation"))));
-      HttpResponse<String> retried = placeOrder(orders, key, traceparent);
+      HttpResponse<String> retried = OrderRequests.placeOrder(orders, key, traceparent);
       assertThat(retried.statusCode()).as(retried.body()).isIn(200, 201);
       await("the retried request's span")
           .atMost(Duration.ofSeconds(30))
@@ -200,21 +195,6 @@ class IoxUpTracingIT {
 
   private static List<Span> inTrace(OtlpReceiver collector, String traceId) {
     return collector.spans().stream().filter(span -> span.traceId().equals(traceId)).toList();
-  }
-
-  private static HttpResponse<String> placeOrder(int port, String key, String traceparent)
-      throws Exception {
-    return HTTP.send(
-        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/orders"))
-            .header("Content-Type", "application/json")
-            .header("Idempotency-Key", key)
-            .header("traceparent", traceparent)
-            .POST(
-                HttpRequest.BodyPublishers.ofString(
-                    "{\"customerId\":\"c-1\",\"items\":[{\"sku\":\"SKU-01\",\"qty\":1,"
-                        + "\"unitPriceCents\":1250}]}"))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
   }
 
   private static byte[] randomBytes(int count) {

@@ -45,23 +45,6 @@ public final class ProviderClient {
   /** The body of {@code POST /v1/refunds}. */
   private record RefundRequest(String chargeId, long amountCents) {}
 
-  public ProviderClient(
-      JsonMapper json,
-      URI baseUrl,
-      Duration connectTimeout,
-      Duration requestTimeout,
-      int attempts,
-      Duration retryBackoff) {
-    this(
-        json,
-        baseUrl,
-        connectTimeout,
-        requestTimeout,
-        attempts,
-        retryBackoff,
-        ObservationRegistry.NOOP);
-  }
-
   /**
    * A client whose calls are {@code payment.provider.request} observations: with a tracer, each
    * request carries the current trace context ({@code traceparent}), and the provider's webhooks

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.consumer.RetryLaterException;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
+import io.micrometer.observation.ObservationRegistry;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
@@ -104,6 +105,7 @@ class ProviderClientTest {
         Duration.ofSeconds(1),
         Duration.ofSeconds(2),
         3,
-        Duration.ofMillis(20));
+        Duration.ofMillis(20),
+        ObservationRegistry.NOOP);
   }
 }

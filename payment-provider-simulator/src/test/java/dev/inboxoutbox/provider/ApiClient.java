@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -33,6 +34,12 @@ final class ApiClient {
   /** {@code POST path} with the body, under the key ({@code null}: no key header). */
   HttpResponse<String> post(String path, String key, String body)
       throws IOException, InterruptedException {
+    return post(path, key, body, Map.of());
+  }
+
+  /** {@code POST path} with the body, under the key, with more headers (a trace context). */
+  HttpResponse<String> post(String path, String key, String body, Map<String, String> headers)
+      throws IOException, InterruptedException {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(provider.baseUrl().resolve(path))
             .header("Content-Type", "application/json")
@@ -40,6 +47,7 @@ final class ApiClient {
     if (key != null) {
       request.header("Idempotency-Key", key);
     }
+    headers.forEach(request::header);
     return send(request.build());
   }
 

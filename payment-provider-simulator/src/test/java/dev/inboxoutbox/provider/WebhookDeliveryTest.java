@@ -11,7 +11,6 @@ import dev.inboxoutbox.provider.WebhookReceiver.Attempt;
 import dev.inboxoutbox.webhook.WebhookSignature;
 import dev.inboxoutbox.webhook.WebhookSignature.Verification;
 import java.io.IOException;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -145,15 +144,11 @@ class WebhookDeliveryTest {
     String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     String chargeId =
         json(new ApiClient(provider)
-                .send(
-                    HttpRequest.newBuilder(provider.baseUrl().resolve(ChargesEndpoint.PATH))
-                        .header("Content-Type", "application/json")
-                        .header("Idempotency-Key", "charge-pay-t")
-                        .header("traceparent", traceparent)
-                        .header("tracestate", "vendor=abc")
-                        .POST(
-                            HttpRequest.BodyPublishers.ofString(ApiClient.chargeBody("pay-t", 900)))
-                        .build()))
+                .post(
+                    ChargesEndpoint.PATH,
+                    "charge-pay-t",
+                    ApiClient.chargeBody("pay-t", 900),
+                    Map.of("traceparent", traceparent, "tracestate", "vendor=abc")))
             .get("chargeId")
             .asText();
     new ApiClient(provider).refund("refund-pay-u", ApiClient.refundBody(chargeId, 100));

@@ -137,7 +137,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
       ready();
     }
     long now = System.nanoTime();
-    if (now - partitionsCheckedAtNanos >= READY_REUSE_NANOS || partitionsCheckedAtNanos == 0) {
+    if (stale(partitionsCheckedAtNanos, now)) {
       // The consumers' own indicator: the whole health also checks the database and the brokers,
       // and during their outage it answers late or not at all.
       lastHeldPartitions =
@@ -169,6 +169,11 @@ public final class ServiceProcess implements WebhookProxy.Target {
     }
   }
 
+  /** Whether a reading taken at {@code checkedAtNanos} (0: none yet) is too old to reuse. */
+  private static boolean stale(long checkedAtNanos, long now) {
+    return checkedAtNanos == 0 || now - checkedAtNanos >= READY_REUSE_NANOS;
+  }
+
   /** Whether the current (or, once dead, the last) process was seen serving at least once. */
   boolean servedInThisLife() {
     return servedInThisLife;
@@ -190,7 +195,7 @@ public final class ServiceProcess implements WebhookProxy.Target {
       return false;
     }
     long now = System.nanoTime();
-    if (now - readyCheckedAtNanos < READY_REUSE_NANOS && readyCheckedAtNanos != 0) {
+    if (!stale(readyCheckedAtNanos, now)) {
       return lastReady;
     }
     java.util.Optional<String> health = get("/actuator/health");
