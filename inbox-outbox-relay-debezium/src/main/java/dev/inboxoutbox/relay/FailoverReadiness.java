@@ -31,7 +31,8 @@ final class FailoverReadiness {
              current_setting('synchronized_standby_slots', true) AS standby_slots,
              (SELECT to_jsonb(s) ->> 'failover' FROM pg_replication_slots s
                WHERE s.slot_name = ?) AS slot_failover,
-             EXISTS (SELECT 1 FROM pg_stat_replication)
+             EXISTS (SELECT 1 FROM pg_stat_replication r JOIN pg_stat_activity a USING (pid)
+                      WHERE a.datname IS NULL)
                OR EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_type = 'physical')
                AS has_standby,
              CASE WHEN to_regprocedure('pg_log_standby_snapshot()') IS NULL THEN false
@@ -49,6 +50,9 @@ final class FailoverReadiness {
    * What a failover would lose or publish wrongly, and whether the relay should log snapshots of
    * the running transactions. No risks on a server that streams to no standby (nothing to fail over
    * to, or replication below PostgreSQL, as managed databases that replicate their storage do).
+   * {@code pg_stat_replication} lists logical walsenders too (the relay's own reader, any logical
+   * subscriber), from their start on: they are connected to a database, a standby's walsender is
+   * not.
    */
   Assessment assess(Connection connection) throws SQLException {
     try (PreparedStatement check = connection.prepareStatement(CHECK_SQL)) {

@@ -3,14 +3,17 @@ package dev.inboxoutbox.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.devstack.ReplicatedPostgresServer;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.UUID;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +28,33 @@ class FailoverReadinessIT {
       FailoverReadiness.Assessment assessment = new FailoverReadiness(SLOT).assess(connection);
       assertThat(assessment.risks()).isEmpty();
       assertThat(assessment.logStandbySnapshots()).as("no standby to keep current").isFalse();
+    }
+  }
+
+  @Test
+  void theRelaysOwnReaderIsNoStandby() throws Exception {
+    try (Database database = MigratedDatabase.create();
+        Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      RelaySettings settings = RelayIT.settings(database, "r" + UUID.randomUUID()).build();
+      try (OutboxRelay relay = OutboxRelay.builder(settings).build().start()) {
+        await("the relay's reader streaming")
+            .atMost(Duration.ofSeconds(90))
+            .until(
+                () -> {
+                  try (ResultSet walsenders =
+                      statement.executeQuery("SELECT count(*) FROM pg_stat_replication")) {
+                    walsenders.next();
+                    return walsenders.getInt(1) > 0;
+                  }
+                });
+
+        FailoverReadiness.Assessment assessment =
+            new FailoverReadiness(settings.slotName()).assess(connection);
+
+        assertThat(assessment.risks()).as("a single server has no standby").isEmpty();
+        assertThat(assessment.logStandbySnapshots()).isFalse();
+      }
     }
   }
 
