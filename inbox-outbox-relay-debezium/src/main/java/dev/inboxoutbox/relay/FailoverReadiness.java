@@ -26,18 +26,26 @@ final class FailoverReadiness {
 
   private static final String CHECK_SQL =
       """
+      WITH standby AS (
+        SELECT r.backend_start FROM pg_stat_replication r JOIN pg_stat_activity a USING (pid)
+         WHERE a.datname IS NULL)
       SELECT current_setting('server_version_num')::int AS version,
              current_setting('server_version') AS version_name,
              current_setting('synchronized_standby_slots', true) AS standby_slots,
-             (SELECT to_jsonb(s) ->> 'failover' FROM pg_replication_slots s
-               WHERE s.slot_name = ?) AS slot_failover,
-             EXISTS (SELECT 1 FROM pg_stat_replication r JOIN pg_stat_activity a USING (pid)
-                      WHERE a.datname IS NULL)
+             to_jsonb(s) ->> 'failover' AS slot_failover,
+             s.restart_lsn::text AS slot_restart_lsn,
+             s.catalog_xmin::text AS slot_catalog_xmin,
+             EXISTS (SELECT 1 FROM standby)
                OR EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_type = 'physical')
                AS has_standby,
+             (SELECT max(backend_start) FROM standby)::text AS newest_standby_since,
              CASE WHEN to_regprocedure('pg_log_standby_snapshot()') IS NULL THEN false
                   ELSE has_function_privilege('pg_log_standby_snapshot()', 'EXECUTE')
-             END AS may_log_snapshots
+             END AS may_log_snapshots,
+             has_database_privilege(current_database(), 'TEMPORARY') AS may_create_temp,
+             current_database() AS database
+        FROM (SELECT 1) one
+        LEFT JOIN pg_replication_slots s ON s.slot_name = ?
       """;
 
   private final String slotName;
@@ -60,8 +68,10 @@ final class FailoverReadiness {
       try (ResultSet row = check.executeQuery()) {
         row.next();
         List<String> risks = new ArrayList<>();
+        SlotHorizon slot =
+            new SlotHorizon(row.getString("slot_restart_lsn"), row.getString("slot_catalog_xmin"));
         if (!row.getBoolean("has_standby")) {
-          return new Assessment(risks, false);
+          return new Assessment(risks, false, false, slot, null);
         }
         if (row.getInt("version") < 170000) {
           risks.add(
@@ -72,7 +82,7 @@ final class FailoverReadiness {
                   + " on the primary only: after a failover the promoted standby has no slot, and"
                   + " outbox rows written before a new one exists are never relayed (PostgreSQL 17"
                   + " carries failover slots over)");
-          return new Assessment(risks, false);
+          return new Assessment(risks, false, false, slot, null);
         }
         boolean failoverSlot = !"false".equals(row.getString("slot_failover"));
         if (!failoverSlot) {
@@ -103,7 +113,23 @@ final class FailoverReadiness {
                   + " slot; GRANT EXECUTE ON FUNCTION pg_log_standby_snapshot() TO <the relay's"
                   + " role>");
         }
-        return new Assessment(risks, failoverSlot && mayLogSnapshots);
+        boolean mayCreateTemp = row.getBoolean("may_create_temp");
+        if (failoverSlot && mayLogSnapshots && !mayCreateTemp) {
+          risks.add(
+              "the relay may not create a temporary table, so under a load that keeps a"
+                  + " transaction open at every snapshot a new standby's copy of slot "
+                  + slotName
+                  + " waits for a catalog change before it survives a promotion, and a failover"
+                  + " meanwhile loses the slot; GRANT TEMPORARY ON DATABASE "
+                  + row.getString("database")
+                  + " TO <the relay's role>");
+        }
+        return new Assessment(
+            risks,
+            failoverSlot && mayLogSnapshots,
+            failoverSlot && mayLogSnapshots && mayCreateTemp,
+            slot,
+            row.getString("newest_standby_since"));
       }
     }
   }
@@ -112,10 +138,39 @@ final class FailoverReadiness {
    * @param risks what a failover would cost, as a DBA's fix where there is one
    * @param logStandbySnapshots whether the relay keeps the standbys' copies of its slot current by
    *     logging snapshots of the running transactions
+   * @param mayRefreshCatalogSnapshot whether the relay may also commit a catalog change (a
+   *     temporary table) for its slot's decoder to take a fresh catalog snapshot
+   * @param slot where the slot stands now; its fields are null before the slot exists
+   * @param newestStandbySince when the most recently connected standby connected; null without one
    */
-  record Assessment(List<String> risks, boolean logStandbySnapshots) {
+  record Assessment(
+      List<String> risks,
+      boolean logStandbySnapshots,
+      boolean mayRefreshCatalogSnapshot,
+      SlotHorizon slot,
+      String newestStandbySince) {
     Assessment {
       risks = List.copyOf(risks);
+    }
+  }
+
+  /**
+   * What a slot holds back: WAL from {@code restartLsn} on, catalog rows from {@code catalogXmin}.
+   */
+  record SlotHorizon(String restartLsn, String catalogXmin) {
+
+    /**
+     * Whether, since {@code before}, the slot's {@code restart_lsn} moved and its {@code
+     * catalog_xmin} did not: its decoder confirms snapshots, but every transaction it decoded since
+     * its last catalog change shares that change's catalog snapshot, and some such transaction was
+     * open at each snapshot.
+     */
+    boolean catalogXminHeldSince(SlotHorizon before) {
+      return before != null
+          && restartLsn != null
+          && catalogXmin != null
+          && !restartLsn.equals(before.restartLsn)
+          && catalogXmin.equals(before.catalogXmin);
     }
   }
 }

@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,18 @@ import org.slf4j.LoggerFactory;
  * through a promotion only once the primary's slot has passed that position. Under a load in which
  * some transaction is always open, that took a minute or more after each failover, during which a
  * second failover lost the slot. A snapshot record is a few bytes of WAL.
+ *
+ * <p>The slot's {@code catalog_xmin} moves only at a snapshot taken while none of the transactions
+ * it decoded is open: each of them shares the catalog snapshot the decoder took at its last catalog
+ * change, older than the standby's reservation. Under a load that keeps one open at every snapshot
+ * (two overlapping writers were enough) the standby's copy then waited for the next catalog change,
+ * and PostgreSQL's own snapshots every 15 s did not help. So for {@link #REFRESH_WINDOW} after a
+ * run starts or a standby connects, a watch that sees the slot's {@code restart_lsn} move and its
+ * {@code catalog_xmin} held commits a catalog change right after its snapshot: a temporary table
+ * dropped at commit. Transactions begun after it take a fresh catalog snapshot, and the next
+ * snapshot moves {@code catalog_xmin}. It commits one at once when a standby connects, whose copy
+ * is reserved about then. Past the window a standby's copy has lasted, and the watch leaves the
+ * catalogs alone.
  */
 final class FailoverWatch {
 
@@ -33,16 +46,27 @@ final class FailoverWatch {
 
   static final Duration INTERVAL = Duration.ofSeconds(2);
 
+  /** How long after a run's start or a standby's connection a held catalog_xmin is refreshed. */
+  static final Duration REFRESH_WINDOW = Duration.ofSeconds(60);
+
+  private static final String CATALOG_CHANGE_SQL =
+      "CREATE TEMPORARY TABLE iox_relay_catalog_change () ON COMMIT DROP";
+
+  private final String slotName;
   private final FailoverReadiness readiness;
   private final Consumer<List<String>> risksChanged;
   private List<String> risks;
   private boolean loggingSnapshots;
   private Instant next = Instant.MIN;
+  private String newestStandbySince;
+  private Instant refreshUntil = Instant.MIN;
+  private FailoverReadiness.SlotHorizon slotBefore;
 
   /**
    * @param risksChanged told the risks at the first check and whenever they change afterwards
    */
   FailoverWatch(String slotName, Consumer<List<String>> risksChanged) {
+    this.slotName = slotName;
     this.readiness = new FailoverReadiness(slotName);
     this.risksChanged = risksChanged;
   }
@@ -67,11 +91,26 @@ final class FailoverWatch {
               : "no standby keeps a copy of the relay's slot: no more snapshots every {}",
           INTERVAL);
     }
+    boolean standbyConnected = !Objects.equals(assessment.newestStandbySince(), newestStandbySince);
+    if (standbyConnected) {
+      newestStandbySince = assessment.newestStandbySince();
+      refreshUntil = now.plus(REFRESH_WINDOW);
+    }
     if (assessment.logStandbySnapshots()) {
       try (Statement statement = connection.createStatement()) {
         statement.execute("SELECT pg_log_standby_snapshot()");
+        if (assessment.mayRefreshCatalogSnapshot()
+            && now.isBefore(refreshUntil)
+            && (standbyConnected || assessment.slot().catalogXminHeldSince(slotBefore))) {
+          log.debug(
+              "committing a catalog change for slot {} (catalog_xmin {})",
+              slotName,
+              assessment.slot().catalogXmin());
+          statement.execute(CATALOG_CHANGE_SQL);
+        }
       }
     }
+    slotBefore = assessment.slot();
     next = now.plus(INTERVAL);
   }
 }

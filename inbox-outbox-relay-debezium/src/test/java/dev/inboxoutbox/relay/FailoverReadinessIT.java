@@ -112,4 +112,27 @@ class FailoverReadinessIT {
           .contains("GRANT EXECUTE ON FUNCTION pg_log_standby_snapshot()");
     }
   }
+
+  @Test
+  void aRelayRoleThatMayNotCreateTemporaryTablesIsNamedWithTheGrant() throws SQLException {
+    try (ReplicatedPostgresServer pair =
+            ReplicatedPostgresServer.start(DevStackSettings.fromEnvironment());
+        Database database = pair.createDatabase();
+        Connection connection = database.connect();
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE ROLE iox_relay_without_temp");
+      statement.execute(
+          "GRANT EXECUTE ON FUNCTION pg_log_standby_snapshot() TO iox_relay_without_temp");
+      statement.execute("REVOKE TEMPORARY ON DATABASE " + database.name() + " FROM PUBLIC");
+      statement.execute("SET ROLE iox_relay_without_temp");
+
+      FailoverReadiness.Assessment assessment = new FailoverReadiness(SLOT).assess(connection);
+
+      assertThat(assessment.logStandbySnapshots()).isTrue();
+      assertThat(assessment.mayRefreshCatalogSnapshot()).isFalse();
+      assertThat(assessment.risks())
+          .singleElement(InstanceOfAssertFactories.STRING)
+          .contains("GRANT TEMPORARY ON DATABASE " + database.name());
+    }
+  }
 }
