@@ -4,6 +4,7 @@ import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.devstack.MachineLoad;
+import dev.inboxoutbox.devstack.connect.BuiltConnector;
 import dev.inboxoutbox.schema.InboxOutboxSchema;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -78,10 +79,10 @@ public final class Bench {
 
   void run() throws Exception {
     // Before anything runs: a missing build would otherwise fail the relay part after the others.
-    Optional<ConnectArm.Sources> connect =
+    Optional<BuiltConnector> connect =
         retention.only() || sql.only() || consumerOnly || skipConnect
             ? Optional.empty()
-            : Optional.of(ConnectArm.Sources.find(ConnectArm.Sources.repoRoot()));
+            : Optional.of(ConnectArm.sources(ConnectArm.repoRoot()));
     BenchFigures figures = new BenchFigures();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
     Exception failure = null;
@@ -138,7 +139,7 @@ public final class Bench {
   }
 
   private void consumersAndRelay(
-      DevStack stack, Optional<ConnectArm.Sources> connect, BenchFigures figures) throws Exception {
+      DevStack stack, Optional<BuiltConnector> connect, BenchFigures figures) throws Exception {
     try (Database db = stack.postgres().createDatabase();
         // The Kafka Connect arm's own database on the same server: its slot and stored offsets
         // never meet the embedded relay's.

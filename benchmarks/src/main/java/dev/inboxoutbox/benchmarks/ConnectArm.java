@@ -2,16 +2,15 @@ package dev.inboxoutbox.benchmarks;
 
 import dev.inboxoutbox.cli.OperatorError;
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.devstack.connect.BuiltConnector;
 import dev.inboxoutbox.devstack.connect.ConnectRest;
 import dev.inboxoutbox.devstack.connect.ConnectWorker;
 import dev.inboxoutbox.devstack.connect.OutboxConnectorFiles;
-import dev.inboxoutbox.devstack.connect.PluginPath;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -60,56 +59,22 @@ final class ConnectArm implements AutoCloseable {
   private static final Duration DRAIN_PATIENCE = Duration.ofMinutes(2);
   private static final String BUILD = "./mvnw -B -q install -DskipTests";
 
+  /** The directory {@code iox bench} takes as the repository: the current one or IOX_REPO_ROOT. */
+  static Path repoRoot() {
+    return Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", ".")).toAbsolutePath().normalize();
+  }
+
   /**
-   * What the arm takes from a build of the repository (the current directory or IOX_REPO_ROOT): the
-   * plugin archive and the worker's class path that {@code inbox-outbox-connect}'s build writes,
-   * and the checked-in worker and connector files of docs/relay.
+   * What the arm takes from a build of the repository at {@code repoRoot}, or an {@link
+   * OperatorError} naming the first file missing and what to do.
    */
-  record Sources(
-      Path pluginArchive, Path workerClassPath, Path workerProperties, Path connectorJson) {
-
-    static Path repoRoot() {
-      return Path.of(System.getenv().getOrDefault("IOX_REPO_ROOT", "."))
-          .toAbsolutePath()
-          .normalize();
-    }
-
-    /** The files, or an {@link OperatorError} naming the first one missing and what to do. */
-    static Sources find(Path repoRoot) {
-      Path target = repoRoot.resolve("inbox-outbox-connect").resolve("target");
-      Path docs = repoRoot.resolve("docs").resolve("relay");
-      return new Sources(
-          pluginArchive(target),
-          present(target.resolve("connect-worker.classpath"), "the Connect worker's class path"),
-          present(docs.resolve("connect-distributed.properties"), "the worker file"),
-          present(docs.resolve("kafka-connect-outbox.json"), "the connector file"));
-    }
-
-    private static Path pluginArchive(Path target) {
-      try (Stream<Path> files = Files.list(target)) {
-        return files
-            .filter(p -> p.getFileName().toString().startsWith("inbox-outbox-connect-"))
-            .filter(p -> p.getFileName().toString().endsWith("-plugin.zip"))
-            .findFirst()
-            .orElseThrow(() -> missing("no outbox connector plugin archive in " + target));
-      } catch (NoSuchFileException e) {
-        throw missing("inbox-outbox-connect is not built (" + target + " missing)");
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-
-    private static Path present(Path file, String what) {
-      if (!Files.isRegularFile(file)) {
-        throw missing("no " + what + " at " + file);
-      }
-      return file;
-    }
-
-    private static OperatorError missing(String what) {
-      return new OperatorError(
+  static BuiltConnector sources(Path repoRoot) {
+    try {
+      return BuiltConnector.in(repoRoot);
+    } catch (BuiltConnector.NotBuilt e) {
+      throw new OperatorError(
           "relay vs Kafka Connect: "
-              + what
+              + e.getMessage()
               + "; build the repository first ("
               + BUILD
               + "), run from its root or set IOX_REPO_ROOT, or leave the arm out with"
@@ -118,7 +83,7 @@ final class ConnectArm implements AutoCloseable {
   }
 
   /** Where the arm runs: the build's files and a database of its own, schema migrated. */
-  record Target(Sources sources, Database db) {}
+  record Target(BuiltConnector sources, Database db) {}
 
   /** The worker or its connector did not come up; the message is one line. */
   static final class Unavailable extends Exception {
@@ -160,7 +125,7 @@ final class ConnectArm implements AutoCloseable {
    *     connector leaves Debezium's 500 ms, which a backlog's last partial batch would wait out
    */
   static ConnectArm start(
-      Sources sources,
+      BuiltConnector sources,
       Database db,
       String bootstrap,
       String prefix,
@@ -175,9 +140,9 @@ final class ConnectArm implements AutoCloseable {
       worker =
           new ConnectWorker(
               "bench-connect",
-              Files.readString(sources.workerClassPath()).strip(),
+              sources.workerClassPathText(),
               WORKER_JVM_OPTIONS,
-              workerSettings(sources, bootstrap, prefix + "-connect", directory),
+              sources.workerSettings(bootstrap, prefix + "-connect", directory),
               OutboxConnectorFiles.environment(db, slot),
               directory);
     } catch (IOException | UncheckedIOException e) {
@@ -191,7 +156,7 @@ final class ConnectArm implements AutoCloseable {
     boolean ready = false;
     try {
       worker.start();
-      Map<String, String> connector = OutboxConnectorFiles.connectorConfig(sources.connectorJson());
+      Map<String, String> connector = sources.connector();
       connector.put(
           "transforms.outbox.route.topic.replacement", prefix + "-connect.${routedByValue}");
       connector.put("poll.interval.ms", String.valueOf(pollInterval.toMillis()));
@@ -318,18 +283,6 @@ final class ConnectArm implements AutoCloseable {
     } catch (ExecutionException e) {
       throw new Unavailable("cannot create " + topic + ": " + firstLine(e.getCause().toString()));
     }
-  }
-
-  /**
-   * The checked-in worker file for this run, the plugin archive unpacked for {@code plugin.path}.
-   */
-  private static Map<String, String> workerSettings(
-      Sources sources, String bootstrap, String group, Path directory) {
-    return OutboxConnectorFiles.workerSettings(
-        sources.workerProperties(),
-        bootstrap,
-        group,
-        PluginPath.unpacked(sources.pluginArchive(), directory.resolve("plugins")));
   }
 
   private static String firstLine(String message) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.cli.OperatorError;
+import dev.inboxoutbox.devstack.connect.BuiltConnector;
 import dev.inboxoutbox.devstack.connect.OutboxConnectorFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,7 +20,7 @@ class ConnectArmTest {
   @Test
   void anUnbuiltRepositoryIsOneLineNamingWhatIsMissingAndTheOptionThatLeavesTheArmOut(
       @TempDir Path root) {
-    assertThatThrownBy(() -> ConnectArm.Sources.find(root))
+    assertThatThrownBy(() -> ConnectArm.sources(root))
         .isInstanceOf(OperatorError.class)
         .hasMessageContaining(root.resolve("inbox-outbox-connect").resolve("target").toString())
         .hasMessageContaining("--skip-connect")
@@ -36,12 +37,12 @@ class ConnectArmTest {
     Files.writeString(target.resolve("connect-worker.classpath"), "a.jar");
     Files.writeString(docs.resolve("connect-distributed.properties"), "");
 
-    assertThatThrownBy(() -> ConnectArm.Sources.find(root))
+    assertThatThrownBy(() -> ConnectArm.sources(root))
         .isInstanceOf(OperatorError.class)
         .hasMessageContaining("kafka-connect-outbox.json");
 
     Files.writeString(docs.resolve("kafka-connect-outbox.json"), "{}");
-    ConnectArm.Sources sources = ConnectArm.Sources.find(root);
+    BuiltConnector sources = ConnectArm.sources(root);
     assertThat(sources.pluginArchive()).isEqualTo(archive);
     assertThat(sources.workerClassPath()).isEqualTo(target.resolve("connect-worker.classpath"));
   }

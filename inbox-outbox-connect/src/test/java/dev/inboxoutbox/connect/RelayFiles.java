@@ -9,10 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The checked-in Kafka Connect files of docs/relay, as the tests run them: workers from {@code
@@ -25,8 +22,6 @@ final class RelayFiles {
       Path.of(System.getProperty("basedir", ".")).resolve("../docs/relay").normalize();
   static final Path WORKER_PROPERTIES = DOCS.resolve("connect-distributed.properties");
   static final Path CONNECTOR_JSON = DOCS.resolve("kafka-connect-outbox.json");
-
-  private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Z_]+)}");
 
   /** The build's plugin archive, unpacked once for every worker of the test run. */
   private static final Path PLUGIN_PATH =
@@ -63,15 +58,7 @@ final class RelayFiles {
    * one of several databases relayed by the same workers.
    */
   static Map<String, String> connector(Map<String, String> values) {
-    Map<String, String> config = new LinkedHashMap<>();
-    connector()
-        .forEach(
-            (name, value) -> {
-              Matcher variable = ENV.matcher(value);
-              config.put(
-                  name, variable.replaceAll(v -> Matcher.quoteReplacement(values.get(v.group(1)))));
-            });
-    return config;
+    return OutboxConnectorFiles.connectorConfig(CONNECTOR_JSON, values);
   }
 
   private static String workerClassPath() {

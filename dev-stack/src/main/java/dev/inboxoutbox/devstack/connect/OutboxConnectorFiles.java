@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -16,6 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
  * kafka-connect-outbox.json}) as the tests and {@code iox bench} run them on the dev stack.
  */
 public final class OutboxConnectorFiles {
+
+  private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Z_]+)}");
 
   private OutboxConnectorFiles() {}
 
@@ -62,5 +66,21 @@ public final class OutboxConnectorFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + json, e);
     }
+  }
+
+  /**
+   * The checked-in connector configuration with its {@code ${env:...}} values written in, as for
+   * one of several databases relayed by the same worker.
+   */
+  public static Map<String, String> connectorConfig(Path json, Map<String, String> values) {
+    Map<String, String> config = new LinkedHashMap<>();
+    connectorConfig(json)
+        .forEach(
+            (name, value) ->
+                config.put(
+                    name,
+                    ENV.matcher(value)
+                        .replaceAll(v -> Matcher.quoteReplacement(values.get(v.group(1))))));
+    return config;
   }
 }
