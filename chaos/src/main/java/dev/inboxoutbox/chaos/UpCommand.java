@@ -43,6 +43,9 @@ public final class UpCommand implements Callable<Integer> {
   /** The payment provider's webhook secret in development: the simulator's and the services'. */
   static final String DEV_WEBHOOK_SECRET = "whsec_dev";
 
+  static final String EMBEDDED_RELAY = "embedded";
+  static final String CONNECT_RELAY = "connect";
+
   @Option(
       names = "--postgres-port",
       paramLabel = "PORT",
@@ -87,12 +90,44 @@ public final class UpCommand implements Callable<Integer> {
       })
   URI otlpEndpoint;
 
+  @Option(
+      names = "--relay",
+      paramLabel = "RELAY",
+      defaultValue = EMBEDDED_RELAY,
+      description = {
+        "What relays the services' outboxes to Kafka: "
+            + EMBEDDED_RELAY
+            + " (the Debezium engine in",
+        "each service, the default) or "
+            + CONNECT_RELAY
+            + " (a Kafka Connect worker running the outbox",
+        "connector, one connector per database; takes the build's plugin archive, see --repo)."
+      })
+  String relay;
+
   @CommandLine.Mixin RunDirectories directories = new RunDirectories();
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   private final PrintStream out = System.out;
 
   @Override
   public Integer call() throws Exception {
+    if (!EMBEDDED_RELAY.equals(relay) && !CONNECT_RELAY.equals(relay)) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--relay is " + EMBEDDED_RELAY + " or " + CONNECT_RELAY + ", not '" + relay + "'");
+    }
+    if (otlpEndpoint != null
+        && !"http".equals(otlpEndpoint.getScheme())
+        && !"https".equals(otlpEndpoint.getScheme())) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--otlp-endpoint takes an http:// or https:// URL, e.g."
+              + " http://localhost:4318/v1/traces, not '"
+              + otlpEndpoint
+              + "'");
+    }
     Path root = directories.repoRoot();
     Path logs =
         Files.createDirectories(
@@ -135,16 +170,24 @@ public final class UpCommand implements Callable<Integer> {
       ServiceLaunch.Jars jars =
           ServiceLaunch.prepare(root, orderProperties, paymentProperties, logs, out);
       ServiceFleet services = push(running, new ServiceFleet(new Random(), Duration.ZERO, out));
-      // After the class-data training, which exports nothing.
+      // After the class-data training, which exports nothing and runs the embedded relay.
       services.addOrderService(
           new ServiceProcess(
-              "order-consumer", jars.orders(), orderPort, traced(orderProperties), logs));
+              "order-consumer", jars.orders(), orderPort, launched(orderProperties), logs));
       services.addPaymentService(
           new ServiceProcess(
-              "payment-consumer", jars.payments(), paymentPort, traced(paymentProperties), logs));
+              "payment-consumer", jars.payments(), paymentPort, launched(paymentProperties), logs));
       out.println("starting order-consumer and payment-consumer...");
       services.start(Duration.ofMinutes(3));
-      printWhereEverythingIs(orders, payments, bootstrap, provider, logs);
+      String relayLine = "embedded in each service";
+      if (CONNECT_RELAY.equals(relay)) {
+        // After the services: their migrations create the outbox tables and the publications.
+        out.println("starting a Kafka Connect worker with the outbox connector...");
+        ConnectRelay connect =
+            push(running, ConnectRelay.start(root, bootstrap, orders, payments, logs));
+        relayLine = connect.describe();
+      }
+      printWhereEverythingIs(orders, payments, bootstrap, provider, relayLine, logs);
       new CountDownLatch(1).await();
     } catch (Exception e) {
       if (!stopSignalled.getAsBoolean()) {
@@ -165,13 +208,16 @@ public final class UpCommand implements Callable<Integer> {
     return 0;
   }
 
-  private Map<String, String> traced(Map<String, String> properties) {
-    if (otlpEndpoint == null) {
-      return properties;
+  /** A service's settings as this run launches it: traced, and its relay off under Connect. */
+  private Map<String, String> launched(Map<String, String> properties) {
+    Map<String, String> launched = new LinkedHashMap<>(properties);
+    if (otlpEndpoint != null) {
+      launched.putAll(ServiceLaunch.tracingTo(otlpEndpoint));
     }
-    Map<String, String> traced = new LinkedHashMap<>(properties);
-    traced.putAll(ServiceLaunch.tracingTo(otlpEndpoint));
-    return traced;
+    if (CONNECT_RELAY.equals(relay)) {
+      launched.put("inbox-outbox.relay.enabled", "false");
+    }
+    return launched;
   }
 
   private void printWhereEverythingIs(
@@ -179,6 +225,7 @@ public final class UpCommand implements Callable<Integer> {
       Database payments,
       String bootstrap,
       PaymentProviderSimulator provider,
+      String relayLine,
       Path logs) {
     out.printf(
         """
@@ -190,6 +237,7 @@ public final class UpCommand implements Callable<Integer> {
           Kafka               %4$s
           PostgreSQL          %5$s
                               %6$s
+          relay               %9$s
           logs                %7$s
           traces              %8$s
 
@@ -210,7 +258,8 @@ public final class UpCommand implements Callable<Integer> {
         orders.jdbcUrl(),
         payments.jdbcUrl(),
         logs,
-        otlpEndpoint == null ? "not exported (--otlp-endpoint)" : "OTLP to " + otlpEndpoint);
+        otlpEndpoint == null ? "not exported (--otlp-endpoint)" : "OTLP to " + otlpEndpoint,
+        relayLine);
   }
 
   private static <T extends AutoCloseable> T push(Deque<AutoCloseable> running, T resource) {

@@ -20,7 +20,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One order's trace across both services, as a person sees it with {@code iox up --otlp-endpoint}
@@ -32,8 +33,15 @@ import org.junit.jupiter.api.Test;
  */
 class IoxUpTracingIT {
 
-  @Test
-  void anOrderIsOneTraceFromTheRequestToThePaymentResultAcrossBothServices() throws Exception {
+  /**
+   * Once with the services' embedded relays, once with a Kafka Connect worker running the outbox
+   * connector instead: the trace context travels in the outbox row and the record's headers either
+   * way.
+   */
+  @ParameterizedTest(name = "--relay {0}")
+  @ValueSource(strings = {"embedded", "connect"})
+  void anOrderIsOneTraceFromTheRequestToThePaymentResultAcrossBothServices(String relay)
+      throws Exception {
     int orders = FreePorts.belowEphemeralRange();
     int kafka = FreePorts.belowEphemeralRange();
     String traceId = HexFormat.of().formatHex(randomBytes(16));
@@ -49,6 +57,7 @@ class IoxUpTracingIT {
                 "--payment-port=" + FreePorts.belowEphemeralRange(),
                 "--provider-port=" + FreePorts.belowEphemeralRange(),
                 "--otlp-endpoint=" + collector.endpoint(),
+                "--relay=" + relay,
                 "--repo=" + Repository.ROOT,
                 "--reports=" + Files.createTempDirectory("iox-up-tracing"))) {
       await("iox up serving")
@@ -56,6 +65,11 @@ class IoxUpTracingIT {
           .until(() -> up.output().contains("Ctrl-C stops everything.") || !up.isAlive());
       assertThat(up.isAlive()).as(up.printed()).isTrue();
       assertThat(up.printed()).contains("OTLP to " + collector.endpoint());
+      assertThat(up.printed())
+          .contains(
+              relay.equals("connect")
+                  ? "relay               Kafka Connect worker"
+                  : "relay               embedded");
 
       assertThat(OrderRequests.placeOrder(orders, key, traceparent).statusCode()).isEqualTo(201);
       await("the payment result claimed by order-consumer in the client's trace")
@@ -100,6 +114,10 @@ class IoxUpTracingIT {
           .as(path)
           .extracting(Span::service)
           .contains("order-consumer", "payment-consumer");
+      // The embedded relays' spans, where they run; the worker adds none of its own.
+      assertThat(trace.stream().anyMatch(span -> span.name().startsWith("outbox relay")))
+          .as(path)
+          .isEqualTo(relay.equals("embedded"));
       assertThat(trace)
           .as(path)
           .anySatisfy(
