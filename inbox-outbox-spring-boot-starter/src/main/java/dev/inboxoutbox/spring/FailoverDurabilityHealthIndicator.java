@@ -23,14 +23,14 @@ final class FailoverDurabilityHealthIndicator extends AbstractHealthIndicator {
 
   /**
    * pg_stat_replication lists logical walsenders too (the relay's Debezium reader, any logical
-   * replication subscriber): they are no standby, and the ones whose slot is active are left out.
+   * replication subscriber): they are no standby. They are connected to a database, from their
+   * start on and before their slot is active; a standby's walsender is not.
    */
   private static final String DURABILITY_SQL =
       """
       WITH standby AS (
-        SELECT sync_state FROM pg_stat_replication r
-         WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots s
-                            WHERE s.slot_type = 'logical' AND s.active_pid = r.pid))
+        SELECT r.sync_state FROM pg_stat_replication r JOIN pg_stat_activity a USING (pid)
+         WHERE a.datname IS NULL)
       SELECT current_setting('synchronous_commit') AS synchronous_commit,
              current_setting('synchronous_standby_names') AS synchronous_standby_names,
              (SELECT count(*) FROM standby) AS streaming,

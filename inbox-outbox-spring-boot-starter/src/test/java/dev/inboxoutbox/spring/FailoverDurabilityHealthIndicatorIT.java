@@ -75,6 +75,31 @@ class FailoverDurabilityHealthIndicatorIT {
     }
   }
 
+  /** A logical replication connection that has not started streaming yet reads no slot. */
+  @Test
+  void aLogicalReplicationConnectionBeforeItsStreamIsNoStandby() throws Exception {
+    try (Database database = DevStack.shared().postgres().createDatabase();
+        Connection admin = database.connect();
+        Statement sql = admin.createStatement();
+        Connection replication = database.connectForReplication()) {
+      await("the connection's walsender listed")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                try (ResultSet row = sql.executeQuery("SELECT count(*) FROM pg_stat_replication")) {
+                  row.next();
+                  return row.getLong(1) > 0;
+                }
+              });
+
+      Health health = new FailoverDurabilityHealthIndicator(database.dataSource()).health(true);
+
+      assertThat(health.getDetails())
+          .containsEntry("streamingStandbys", 0L)
+          .containsEntry("commitsSurviveFailover", false);
+    }
+  }
+
   private static boolean activeSlot(Statement sql, String slot) throws SQLException {
     try (ResultSet row =
         sql.executeQuery(
