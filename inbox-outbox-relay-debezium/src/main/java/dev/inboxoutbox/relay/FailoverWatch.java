@@ -91,8 +91,8 @@ final class FailoverWatch {
               : "no standby keeps a copy of the relay's slot: no more snapshots every {}",
           INTERVAL);
     }
-    boolean standbyConnected = !Objects.equals(assessment.newestStandbySince(), newestStandbySince);
-    if (standbyConnected) {
+    boolean standbysChanged = !Objects.equals(assessment.newestStandbySince(), newestStandbySince);
+    if (standbysChanged) {
       newestStandbySince = assessment.newestStandbySince();
       refreshUntil = now.plus(REFRESH_WINDOW);
     }
@@ -101,7 +101,7 @@ final class FailoverWatch {
         statement.execute("SELECT pg_log_standby_snapshot()");
         if (assessment.mayRefreshCatalogSnapshot()
             && now.isBefore(refreshUntil)
-            && (standbyConnected || assessment.slot().catalogXminHeldSince(slotBefore))) {
+            && (standbysChanged || assessment.slot().catalogXminHeldSince(slotBefore))) {
           log.debug(
               "committing a catalog change for slot {} (catalog_xmin {})",
               slotName,
