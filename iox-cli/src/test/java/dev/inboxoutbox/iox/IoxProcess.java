@@ -3,6 +3,7 @@ package dev.inboxoutbox.iox;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /** {@code iox} started as its own process, as a person runs it, its output read line by line. */
 final class IoxProcess implements AutoCloseable {
+
+  private static final Duration STOP_PATIENCE = Duration.ofSeconds(90);
 
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
@@ -41,6 +44,15 @@ final class IoxProcess implements AutoCloseable {
                 arguments)
             .directory(Repository.ROOT.toFile())
             .start());
+  }
+
+  /** Whether something accepts connections on {@code port} of this machine. */
+  static boolean listening(int port) {
+    try (Socket socket = new Socket("localhost", port)) {
+      return true;
+    } catch (IOException closed) {
+      return false;
+    }
   }
 
   /** Runs a command to its end and returns what it printed. */
@@ -119,8 +131,17 @@ final class IoxProcess implements AutoCloseable {
     return "printed:\n" + printed() + "\nthreads:\n" + threads;
   }
 
+  /**
+   * Stops {@code iox} as a person does (SIGTERM, then its own orderly stop) and kills what is left
+   * after {@link #STOP_PATIENCE}. A kill alone would leave PostgreSQL running: pg_ctl starts it as
+   * no child of {@code iox}, and only {@code iox}'s stop stops it.
+   */
   @Override
   public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      process.toHandle().destroy();
+      waitFor(STOP_PATIENCE);
+    }
     process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
   }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.FreePorts;
 import java.io.IOException;
-import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -68,7 +67,9 @@ class IoxUpIT {
               "payment provider", provider);
       ports.forEach(
           (what, port) ->
-              assertThat(listening(port)).as("%s's port %d closed", what, port).isFalse());
+              assertThat(IoxProcess.listening(port))
+                  .as("%s's port %d closed", what, port)
+                  .isFalse());
       // Everything is stopped in order before the JVM exits: no broker writing into a directory
       // already deleted, no pg_ctl stop killed half-way.
       assertThat(stopping)
@@ -103,8 +104,8 @@ class IoxUpIT {
           .as(String.join("\n", stopping))
           .contains("stopped.")
           .noneMatch(line -> line.contains("ERROR") || line.contains("Exception"));
-      assertThat(listening(postgres)).as("PostgreSQL's port closed").isFalse();
-      assertThat(listening(kafka)).as("Kafka's port closed").isFalse();
+      assertThat(IoxProcess.listening(postgres)).as("PostgreSQL's port closed").isFalse();
+      assertThat(IoxProcess.listening(kafka)).as("Kafka's port closed").isFalse();
     }
   }
 
@@ -119,13 +120,5 @@ class IoxUpIT {
         "--provider-port=" + provider,
         "--repo=" + Repository.ROOT,
         "--reports=" + Files.createTempDirectory("iox-up-reports"));
-  }
-
-  private static boolean listening(int port) {
-    try (Socket socket = new Socket("localhost", port)) {
-      return true;
-    } catch (IOException closed) {
-      return false;
-    }
   }
 }

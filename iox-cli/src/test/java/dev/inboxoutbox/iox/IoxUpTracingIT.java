@@ -44,6 +44,7 @@ class IoxUpTracingIT {
       throws Exception {
     int orders = FreePorts.belowEphemeralRange();
     int kafka = FreePorts.belowEphemeralRange();
+    int postgres = FreePorts.belowEphemeralRange();
     String traceId = HexFormat.of().formatHex(randomBytes(16));
     String traceparent = "00-" + traceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + "-01";
     String key = UUID.randomUUID().toString();
@@ -51,7 +52,7 @@ class IoxUpTracingIT {
         IoxProcess up =
             IoxProcess.start(
                 "up",
-                "--postgres-port=" + FreePorts.belowEphemeralRange(),
+                "--postgres-port=" + postgres,
                 "--kafka-port=" + kafka,
                 "--order-port=" + orders,
                 "--payment-port=" + FreePorts.belowEphemeralRange(),
@@ -161,6 +162,9 @@ class IoxUpTracingIT {
                     .allSatisfy(span -> assertThat(parents).contains(span.parentSpanId()));
               });
     }
+    // Done with iox up, nothing it started runs on: PostgreSQL, started through pg_ctl, is no
+    // process of its own that a kill of iox would reach.
+    assertThat(IoxProcess.listening(postgres)).as("PostgreSQL's port closed").isFalse();
   }
 
   private static void sendTwice(int kafkaPort, String key, String traceparent) throws Exception {
