@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -42,6 +43,7 @@ public final class WebhookProxy implements AutoCloseable {
   }
 
   private final HttpServer server;
+  private final ExecutorService requestThreads = Executors.newFixedThreadPool(4);
   private final List<? extends Target> targets;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
@@ -50,7 +52,7 @@ public final class WebhookProxy implements AutoCloseable {
     this.targets = targets;
     this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
     server.createContext("/", this::forward);
-    server.setExecutor(Executors.newFixedThreadPool(4));
+    server.setExecutor(requestThreads);
     server.start();
   }
 
@@ -100,8 +102,10 @@ public final class WebhookProxy implements AutoCloseable {
     }
   }
 
+  /** Stops the server and its request threads, which would otherwise hold the JVM open. */
   @Override
   public void close() {
     server.stop(0);
+    requestThreads.shutdownNow();
   }
 }

@@ -1,6 +1,7 @@
 package dev.inboxoutbox.chaos.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -10,7 +11,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +33,24 @@ class WebhookProxyTest {
   @AfterEach
   void stopServers() {
     servers.forEach(server -> server.stop(0));
+  }
+
+  /** A closed proxy keeps no thread that would hold the iox JVM open after its run. */
+  @Test
+  void aClosedProxyLeavesNoThreadBehind() throws Exception {
+    Target serving = new Target(true, true, listeningPort(200));
+    Set<Thread> before = Thread.getAllStackTraces().keySet();
+    assertThat(deliver(List.of(serving))).isEqualTo(200);
+
+    await("the proxy's threads gone")
+        .atMost(Duration.ofSeconds(10))
+        .pollInSameThread()
+        .untilAsserted(
+            () ->
+                assertThat(Thread.getAllStackTraces().keySet())
+                    .filteredOn(thread -> !before.contains(thread))
+                    .filteredOn(thread -> !thread.isDaemon())
+                    .isEmpty());
   }
 
   @Test
