@@ -79,15 +79,17 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--order-instances",
       paramLabel = "COUNT",
-      defaultValue = "2",
-      description = "order-consumer processes (default ${DEFAULT-VALUE}).")
+      defaultValue = "3",
+      description =
+          "order-consumer processes (default ${DEFAULT-VALUE}; 2 with --quick and --no-faults).")
   int orderInstances;
 
   @Option(
       names = "--payment-instances",
       paramLabel = "COUNT",
-      defaultValue = "2",
-      description = "payment-consumer processes (default ${DEFAULT-VALUE}).")
+      defaultValue = "3",
+      description =
+          "payment-consumer processes (default ${DEFAULT-VALUE}; 2 with --quick and --no-faults).")
   int paymentInstances;
 
   @Option(

@@ -554,7 +554,7 @@ final class ChaosRun {
       // The load may outlast the window by a send blocked on a broker: no fault starts then.
       boolean windowOpen = !options.timeBoxed() || now.isBefore(windowEnds);
       if (windowOpen) {
-        infrastructure.tick();
+        infrastructure.tick(options.timeBoxed() ? windowEnds : Instant.MAX);
       }
       boolean ahead =
           pace.isPresent()

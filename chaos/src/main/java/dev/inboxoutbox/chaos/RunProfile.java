@@ -27,6 +27,7 @@ enum RunProfile {
       if (absent(given, "--network-fault-every")) {
         command.networkFaultEvery = Duration.ofSeconds(QUICK_NETWORK_FAULT_EVERY_SECONDS);
       }
+      twoInstancesEach(command, given);
     }
   },
 
@@ -43,6 +44,7 @@ enum RunProfile {
       if (absent(given, "--kafka-brokers")) {
         command.kafkaBrokers = KafkaCluster.BROKERS;
       }
+      twoInstancesEach(command, given);
     }
   },
 
@@ -126,6 +128,20 @@ enum RunProfile {
       Duration tenth = window.dividedBy(10);
       Duration apart = command.networkFaultDuration.plus(NETWORK_FAULT_GAP);
       command.networkFaultEvery = tenth.compareTo(apart) >= 0 ? tenth : apart;
+    }
+  }
+
+  /**
+   * Two processes per service where no process-fault floor is claimed. The default three give the
+   * kill loop a victim while one instance restarts and another must keep serving: with two, the
+   * kills waited for restarts and runs ended at 17 or 18 of the floor's 20 process faults.
+   */
+  private static void twoInstancesEach(ChaosCommand command, CommandLine.ParseResult given) {
+    if (absent(given, "--order-instances")) {
+      command.orderInstances = 2;
+    }
+    if (absent(given, "--payment-instances")) {
+      command.paymentInstances = 2;
     }
   }
 

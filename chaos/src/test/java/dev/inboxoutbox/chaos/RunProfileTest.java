@@ -99,6 +99,29 @@ class RunProfileTest {
     assertThat(command.networkFaultEvery).isGreaterThan(command.networkFaultDuration);
   }
 
+  /**
+   * Three processes per service where kills must reach the process-fault floor; two where no floor
+   * is claimed, unless told.
+   */
+  @Test
+  void runsThatClaimTheProcessFaultFloorStartThreeInstancesOfEachService() {
+    ChaosCommand byDefault = new ChaosCommand();
+    new CommandLine(byDefault).parseArgs();
+    assertThat(byDefault.orderInstances).isEqualTo(3);
+    assertThat(byDefault.paymentInstances).isEqualTo(3);
+    assertThat(parsed(RunProfile.LONG, "--long").orderInstances).isEqualTo(3);
+
+    for (RunProfile unclaimed : new RunProfile[] {RunProfile.QUICK, RunProfile.FAULT_FREE}) {
+      String option = unclaimed == RunProfile.QUICK ? "--quick" : "--no-faults";
+      ChaosCommand command = parsed(unclaimed, option);
+      assertThat(command.orderInstances).as(option).isEqualTo(2);
+      assertThat(command.paymentInstances).as(option).isEqualTo(2);
+      assertThat(parsed(unclaimed, option, "--payment-instances", "4").paymentInstances)
+          .as("given explicitly")
+          .isEqualTo(4);
+    }
+  }
+
   private static ChaosCommand parsed(RunProfile profile, String... args) {
     ChaosCommand command = new ChaosCommand();
     CommandLine commandLine = new CommandLine(command);
