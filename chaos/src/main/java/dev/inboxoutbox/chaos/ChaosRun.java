@@ -351,7 +351,8 @@ final class ChaosRun {
     fleet.countKillsWithOrdersInFlight(() -> ordersInFlight(progress, load) > 0);
     ClosedLoopPacer pacer =
         ClosedLoopPacer.live(
-            loadStarted.plus(options.window()),
+            loadStarted,
+            options.window(),
             progress::lastKnownCounts,
             () -> load.sent().validKeys().size());
     Future<?> producing =

@@ -14,8 +14,8 @@ import java.util.function.Supplier;
  * while the orders in flight (sent, neither settled nor rejected) stay under a bound, and none goes
  * after the window. The bound follows the drain rate of the last seconds times {@link
  * #TARGET_LATENCY} (Little's law: in flight = rate x time in flight), never below {@link
- * #MIN_IN_FLIGHT}. While a fault stops the drain the bound falls and the load waits, instead of
- * piling up orders that would all settle late.
+ * #minInFlightFor(Duration) a minimum}. While a fault stops the drain the bound falls and the load
+ * waits, instead of piling up orders that would all settle late.
  */
 final class ClosedLoopPacer implements LoadProducer.Gate {
 
@@ -42,6 +42,9 @@ final class ClosedLoopPacer implements LoadProducer.Gate {
    */
   static final int MIN_IN_FLIGHT = 2000;
 
+  /** The window {@link #MIN_IN_FLIGHT} is for: the default one. */
+  static final Duration MIN_IN_FLIGHT_WINDOW = Duration.ofSeconds(120);
+
   /** The drain rate is measured over this much of the recent past. */
   static final Duration RATE_OVER = Duration.ofSeconds(10);
 
@@ -60,6 +63,7 @@ final class ClosedLoopPacer implements LoadProducer.Gate {
   private final Sleeper sleeper;
   private final Supplier<OrderCounts> counts;
   private final IntSupplier ordersSent;
+  private final long minInFlight;
   private final Deque<Drained> recent = new ArrayDeque<>();
   private volatile long maxInFlightSeen;
 
@@ -67,14 +71,17 @@ final class ClosedLoopPacer implements LoadProducer.Gate {
    * @param deadline when the load window closes
    * @param counts the last counts the progress sampler read (placed, settled, rejected)
    * @param ordersSent distinct orders the load has sent
+   * @param minInFlight the bound while the drain is slow ({@link #minInFlightFor(Duration)})
    */
   ClosedLoopPacer(
       Instant deadline,
+      long minInFlight,
       Supplier<OrderCounts> counts,
       IntSupplier ordersSent,
       Supplier<Instant> clock,
       Sleeper sleeper) {
     this.deadline = deadline;
+    this.minInFlight = minInFlight;
     this.counts = counts;
     this.ordersSent = ordersSent;
     this.clock = clock;
@@ -82,9 +89,24 @@ final class ClosedLoopPacer implements LoadProducer.Gate {
   }
 
   static ClosedLoopPacer live(
-      Instant deadline, Supplier<OrderCounts> counts, IntSupplier ordersSent) {
+      Instant loadStarted, Duration window, Supplier<OrderCounts> counts, IntSupplier ordersSent) {
     return new ClosedLoopPacer(
-        deadline, counts, ordersSent, Instant::now, duration -> Thread.sleep(duration.toMillis()));
+        loadStarted.plus(window),
+        minInFlightFor(window),
+        counts,
+        ordersSent,
+        Instant::now,
+        duration -> Thread.sleep(duration.toMillis()));
+  }
+
+  /**
+   * {@link #MIN_IN_FLIGHT} for the default window, proportionally less for a shorter one: what is
+   * in flight when the window closes is drained in the settle phase, and a shorter window claims
+   * proportionally fewer settled orders.
+   */
+  static long minInFlightFor(Duration window) {
+    long share = MIN_IN_FLIGHT * window.toMillis() / MIN_IN_FLIGHT_WINDOW.toMillis();
+    return Math.max(1, Math.min(MIN_IN_FLIGHT, share));
   }
 
   @Override
@@ -114,16 +136,16 @@ final class ClosedLoopPacer implements LoadProducer.Gate {
   /** The orders that may be in flight now: the recent drain rate times the target latency. */
   synchronized long bound(Instant now) {
     if (recent.size() < 2) {
-      return MIN_IN_FLIGHT;
+      return minInFlight;
     }
     Drained oldest = recent.peekFirst();
     Drained newest = recent.peekLast();
     long millis = Duration.between(oldest.at(), now).toMillis();
     if (millis <= 0) {
-      return MIN_IN_FLIGHT;
+      return minInFlight;
     }
     double perMilli = (double) (newest.orders() - oldest.orders()) / millis;
-    return Math.max(MIN_IN_FLIGHT, Math.round(perMilli * TARGET_LATENCY.toMillis()));
+    return Math.max(minInFlight, Math.round(perMilli * TARGET_LATENCY.toMillis()));
   }
 
   /** The most orders in flight the pacer saw, for the report. */

@@ -22,6 +22,7 @@ class ClosedLoopPacerTest {
   private ClosedLoopPacer pacer(Duration window, Runnable whileAsleep) {
     return new ClosedLoopPacer(
         START.plus(window),
+        ClosedLoopPacer.minInFlightFor(window),
         counts::get,
         sent::get,
         clock::get,
@@ -56,6 +57,17 @@ class ClosedLoopPacerTest {
     assertThat(pacer.admit(sent.get())).isTrue();
     assertThat(clock.get()).isBetween(START.plusSeconds(2), START.plusMillis(2_100));
     assertThat(pacer.maxInFlightSeen()).isEqualTo(ClosedLoopPacer.MIN_IN_FLIGHT + 5);
+  }
+
+  @Test
+  void aShorterWindowHoldsAProportionallySmallerBacklog() {
+    assertThat(ClosedLoopPacer.minInFlightFor(Duration.ofSeconds(120)))
+        .isEqualTo(ClosedLoopPacer.MIN_IN_FLIGHT);
+    assertThat(ClosedLoopPacer.minInFlightFor(Duration.ofSeconds(60)))
+        .isEqualTo(ClosedLoopPacer.MIN_IN_FLIGHT / 2);
+    assertThat(ClosedLoopPacer.minInFlightFor(Duration.ofMinutes(10)))
+        .as("a longer window drains no larger backlog")
+        .isEqualTo(ClosedLoopPacer.MIN_IN_FLIGHT);
   }
 
   @Test

@@ -82,6 +82,19 @@ public record FaultOptions(
         false);
   }
 
+  /** No fault of any kind: the pipeline alone, or a negative control that needs none. */
+  public static FaultOptions none() {
+    return new FaultOptions(
+        Set.of(),
+        1,
+        Duration.ofSeconds(40),
+        Duration.ofSeconds(5),
+        DEFAULT_POSTGRES_FAILOVER_EVERY,
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(5),
+        false);
+  }
+
   public boolean includes(FaultLog.Kind kind) {
     return kinds.contains(kind);
   }
