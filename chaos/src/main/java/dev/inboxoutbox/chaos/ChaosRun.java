@@ -540,43 +540,43 @@ final class ChaosRun {
     // The run armed them before the services started.
     boolean crashPointsArmedNow = true;
     Instant nextKill = Instant.now().plus(killInterval());
-    Instant nextSample = Instant.now();
     boolean networkFaultDue = !network.faults().isEmpty();
     // A broken setup must not hang a CI run.
     Duration guard = options.timeBoxed() ? options.window().plusMinutes(1) : Duration.ofMinutes(10);
     Instant windowEnds = loadStarted.plus(options.window());
-    while (!producing.isDone()
-        || (!options.timeBoxed()
-            && ((killing && fleet.totalKills() < options.minKills())
-                || !infrastructure.eachKindInjected()
-                || (networkFaultDue && networkChaos.injected() == 0)
-                || !infrastructureFloorsReached(faults)))) {
-      Instant now = Instant.now();
-      // The load may outlast the window by a send blocked on a broker: no fault starts then.
-      boolean windowOpen = !options.timeBoxed() || now.isBefore(windowEnds);
-      if (windowOpen) {
-        infrastructure.tick(options.timeBoxed() ? windowEnds : Instant.MAX);
-      }
-      boolean ahead =
-          pace.isPresent()
-              && pace.get()
-                  .ahead(
-                      fleet.processFaultsWithOrdersInFlight(), Duration.between(loadStarted, now));
-      if (pace.isPresent() && windowOpen && crashPointsArmedNow == ahead) {
-        crashPointsArmedNow = !ahead;
-        armCrashPoints(crashPointsArmed, crashPointsArmedNow);
-      }
-      if (windowOpen && killing && !ahead && !now.isBefore(nextKill)) {
-        // A kill that found no eligible victim is due again as soon as one is.
-        nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
-      }
-      if (!now.isBefore(nextSample)) {
-        progress.sample();
-        nextSample = now.plusSeconds(1);
-      }
-      Thread.sleep(50);
-      if (Duration.between(loadStarted, now).compareTo(guard) > 0) {
-        break;
+    try (BackgroundSample sampling =
+        new BackgroundSample(progress::sample, Duration.ofSeconds(1))) {
+      while (!producing.isDone()
+          || (!options.timeBoxed()
+              && ((killing && fleet.totalKills() < options.minKills())
+                  || !infrastructure.eachKindInjected()
+                  || (networkFaultDue && networkChaos.injected() == 0)
+                  || !infrastructureFloorsReached(faults)))) {
+        Instant now = Instant.now();
+        // The load may outlast the window by a send blocked on a broker: no fault starts then.
+        boolean windowOpen = !options.timeBoxed() || now.isBefore(windowEnds);
+        if (windowOpen) {
+          infrastructure.tick(options.timeBoxed() ? windowEnds : Instant.MAX);
+        }
+        boolean ahead =
+            pace.isPresent()
+                && pace.get()
+                    .ahead(
+                        fleet.processFaultsWithOrdersInFlight(),
+                        Duration.between(loadStarted, now));
+        if (pace.isPresent() && windowOpen && crashPointsArmedNow == ahead) {
+          crashPointsArmedNow = !ahead;
+          armCrashPoints(crashPointsArmed, crashPointsArmedNow);
+        }
+        if (windowOpen && killing && !ahead && !now.isBefore(nextKill)) {
+          // A kill that found no eligible victim is due again as soon as one is.
+          nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
+        }
+        sampling.tick(now);
+        Thread.sleep(50);
+        if (Duration.between(loadStarted, now).compareTo(guard) > 0) {
+          break;
+        }
       }
     }
   }
