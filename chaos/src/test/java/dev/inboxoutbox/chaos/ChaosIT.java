@@ -262,27 +262,15 @@ class ChaosIT {
 
   /** The same options, time-boxed: a window of {@code seconds} instead of a count of orders. */
   private static ChaosOptions timeBoxed(ChaosOptions fixed, int seconds) {
-    return new ChaosOptions(
-        fixed.seed(),
+    return varied(
+        fixed,
         0,
         Duration.ofSeconds(seconds),
         150,
         fixed.orderInstances(),
         fixed.paymentInstances(),
-        fixed.killIntervalMin(),
-        fixed.killIntervalMax(),
         fixed.minKills(),
-        fixed.restartDelay(),
-        fixed.crashPointProbability(),
-        fixed.negativeControl(),
-        fixed.retryShare(),
-        fixed.conflictShare(),
-        fixed.malformedShare(),
-        fixed.cancelShare(),
-        fixed.webhookDuplicateShare(),
-        fixed.quiescenceTimeout(),
-        fixed.repoRoot(),
-        fixed.reportDirectory());
+        fixed.crashPointProbability());
   }
 
   /**
@@ -292,18 +280,31 @@ class ChaosIT {
    * without a restart.
    */
   private static ChaosOptions withoutFaults(ChaosOptions fixed) {
+    return varied(fixed, fixed.orders(), fixed.window(), fixed.ratePerSecond(), 1, 1, 0, 0.0);
+  }
+
+  /** {@code fixed} with its load, its fleet and its process faults replaced. */
+  private static ChaosOptions varied(
+      ChaosOptions fixed,
+      int orders,
+      Duration window,
+      int ratePerSecond,
+      int orderInstances,
+      int paymentInstances,
+      int minKills,
+      double crashPointProbability) {
     return new ChaosOptions(
         fixed.seed(),
-        fixed.orders(),
-        fixed.window(),
-        fixed.ratePerSecond(),
-        1,
-        1,
+        orders,
+        window,
+        ratePerSecond,
+        orderInstances,
+        paymentInstances,
         fixed.killIntervalMin(),
         fixed.killIntervalMax(),
-        0,
+        minKills,
         fixed.restartDelay(),
-        0.0,
+        crashPointProbability,
         fixed.negativeControl(),
         fixed.retryShare(),
         fixed.conflictShare(),

@@ -71,21 +71,17 @@ public record FaultOptions(
 
   /** Today's run before the fault menu: process kills and crash points, one in-JVM broker. */
   public static FaultOptions processesOnly() {
-    return new FaultOptions(
-        parseKinds("process-kill,crash-point"),
-        1,
-        Duration.ofSeconds(40),
-        Duration.ofSeconds(5),
-        DEFAULT_POSTGRES_FAILOVER_EVERY,
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(5),
-        false);
+    return inJvmBrokerWith(parseKinds("process-kill,crash-point"));
   }
 
   /** No fault of any kind: the pipeline alone, or a negative control that needs none. */
   public static FaultOptions none() {
+    return inJvmBrokerWith(Set.of());
+  }
+
+  private static FaultOptions inJvmBrokerWith(Set<FaultLog.Kind> kinds) {
     return new FaultOptions(
-        Set.of(),
+        kinds,
         1,
         Duration.ofSeconds(40),
         Duration.ofSeconds(5),
