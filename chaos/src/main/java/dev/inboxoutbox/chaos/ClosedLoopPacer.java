@@ -38,7 +38,7 @@ final class ClosedLoopPacer implements LoadProducer.Gate {
    * bound (1,758 and 1,768 settled by the window's end at 1,000 and 2,000, same seed): what the
    * bound adds is the backlog the settle phase drains once the faults stop, at 50 to 80 orders a
    * second. At 1,000 three runs in six settled fewer than the 3,000 of the floor; at 2,000 the
-   * settle phase takes 25 to 40 s (docs/chaos-runs.md, the default run).
+   * settle phase takes 25 to 45 s (docs/chaos-runs.md, the default run).
    */
   static final int MIN_IN_FLIGHT = 2000;
 
