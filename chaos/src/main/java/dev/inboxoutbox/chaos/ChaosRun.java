@@ -534,8 +534,10 @@ final class ChaosRun {
     Optional<ProcessFaultPace> pace = processFaultPace();
     if (pace.isPresent()) {
       out.printf(
-          "process faults paced to %d in the window (the floor's %d and a margin)%n",
-          pace.get().target(), floors.claimed().get(ProofFloors.Floor.PROCESS_FAULTS));
+          "process faults paced to %d in the window's first %d s (the floor's %d and a margin)%n",
+          pace.get().target(),
+          options.faultPhase().toSeconds(),
+          floors.claimed().get(ProofFloors.Floor.PROCESS_FAULTS));
     }
     // The run armed them before the services started.
     boolean crashPointsArmedNow = true;
@@ -543,7 +545,10 @@ final class ChaosRun {
     boolean networkFaultDue = !network.faults().isEmpty();
     // A broken setup must not hang a CI run.
     Duration guard = options.timeBoxed() ? options.window().plusMinutes(1) : Duration.ofMinutes(10);
-    Instant windowEnds = loadStarted.plus(options.window());
+    // A time-boxed run's last seconds are load without faults: its last victims serve again
+    // before the window ends. The load may also outlast the window by a send blocked on a broker.
+    Instant faultsEnd = options.timeBoxed() ? loadStarted.plus(options.faultPhase()) : Instant.MAX;
+    boolean faultsOver = false;
     try (BackgroundSample sampling =
         new BackgroundSample(progress::sample, Duration.ofSeconds(1))) {
       while (!producing.isDone()
@@ -553,10 +558,16 @@ final class ChaosRun {
                   || (networkFaultDue && networkChaos.injected() == 0)
                   || !infrastructureFloorsReached(faults)))) {
         Instant now = Instant.now();
-        // The load may outlast the window by a send blocked on a broker: no fault starts then.
-        boolean windowOpen = !options.timeBoxed() || now.isBefore(windowEnds);
-        if (windowOpen) {
-          infrastructure.tick(options.timeBoxed() ? windowEnds : Instant.MAX);
+        if (!faultsOver && !now.isBefore(faultsEnd)) {
+          faultsOver = true;
+          networkChaos.stop();
+          armCrashPoints(crashPointsArmed, false);
+          out.printf(
+              "%n[%.1fs] faults over: the load goes on without them until the window ends%n",
+              Duration.between(loadStarted, now).toMillis() / 1000.0);
+        }
+        if (!faultsOver) {
+          infrastructure.tick(faultsEnd);
         }
         boolean ahead =
             pace.isPresent()
@@ -564,11 +575,11 @@ final class ChaosRun {
                     .ahead(
                         fleet.processFaultsWithOrdersInFlight(),
                         Duration.between(loadStarted, now));
-        if (pace.isPresent() && windowOpen && crashPointsArmedNow == ahead) {
+        if (pace.isPresent() && !faultsOver && crashPointsArmedNow == ahead) {
           crashPointsArmedNow = !ahead;
           armCrashPoints(crashPointsArmed, crashPointsArmedNow);
         }
-        if (windowOpen && killing && !ahead && !now.isBefore(nextKill)) {
+        if (!faultsOver && killing && !ahead && !now.isBefore(nextKill)) {
           // A kill that found no eligible victim is due again as soon as one is.
           nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
         }
@@ -592,7 +603,7 @@ final class ChaosRun {
     }
     return Optional.of(
         ProcessFaultPace.of(
-            options.window(),
+            options.faultPhase(),
             floor,
             ProofFloors.Floor.PROCESS_FAULTS.defaultCount(),
             ProofFloors.DEFAULT_WINDOW));

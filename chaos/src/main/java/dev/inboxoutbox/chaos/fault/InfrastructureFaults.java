@@ -122,12 +122,11 @@ public final class InfrastructureFaults implements AutoCloseable {
   }
 
   /**
-   * Starts a fault that is due, unless one is still going on or it would outlast {@code windowEnds}
-   * (a time-boxed run's window); rethrows a failed injection. A fault that outlasts the window
-   * holds the run's end back by as much, while the services drain without it anyway.
+   * Starts a fault that is due, unless one is still going on or it would outlast {@code faultsEnd}
+   * (the end of a time-boxed run's fault phase); rethrows a failed injection. A fault that outlasts
+   * the window holds the run's end back by as much, while the services drain without it anyway.
    */
-  public synchronized void tick(Instant windowEnds)
-      throws ExecutionException, InterruptedException {
+  public synchronized void tick(Instant faultsEnd) throws ExecutionException, InterruptedException {
     if (current != null) {
       if (!current.isDone()) {
         return;
@@ -142,7 +141,7 @@ public final class InfrastructureFaults implements AutoCloseable {
             FaultLog.Kind.POSTGRES_FAILOVER,
             FaultLog.Kind.BROKER_KILL)) {
       Instant due = nextDue.get(kind);
-      if (due != null && !now.isBefore(due) && endsBefore(kind, now, windowEnds)) {
+      if (due != null && !now.isBefore(due) && endsBefore(kind, now, faultsEnd)) {
         injected.merge(kind, 1, Integer::sum);
         current =
             injecting.submit(
@@ -158,19 +157,19 @@ public final class InfrastructureFaults implements AutoCloseable {
   }
 
   /**
-   * Whether a fault of {@code kind} started {@code now} ends by {@code windowEnds}, as long as such
+   * Whether a fault of {@code kind} started {@code now} ends by {@code faultsEnd}, as long as such
    * faults lasted on two cores: a PostgreSQL crash its down time and about 2 s to start (7.6 s at
    * most in a long run), a failover up to 6 s, a broker kill its down time and 8 to 13 s until the
    * new broker listens.
    */
-  boolean endsBefore(FaultLog.Kind kind, Instant now, Instant windowEnds) {
+  boolean endsBefore(FaultLog.Kind kind, Instant now, Instant faultsEnd) {
     Duration lasts =
         switch (kind) {
           case POSTGRES_CRASH -> options.postgresDown().plusSeconds(3);
           case POSTGRES_FAILOVER -> Duration.ofSeconds(6);
           default -> options.brokerDown().plusSeconds(13);
         };
-    return !now.plus(lasts).isAfter(windowEnds);
+    return !now.plus(lasts).isAfter(faultsEnd);
   }
 
   /** Whether every kind asked for has been injected at least once. */

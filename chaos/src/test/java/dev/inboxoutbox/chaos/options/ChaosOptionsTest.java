@@ -90,6 +90,14 @@ class ChaosOptionsTest {
     assertThat(quick.err).contains("--quick, --long and --no-faults are profiles: choose one");
   }
 
+  /** The last victims serve again before the window ends, however long the window. */
+  @Test
+  void faultsEndATwelfthOfTheWindowBeforeItsEndAndAtMostTenSeconds() {
+    assertThat(windowed(Duration.ofSeconds(120)).faultPhase()).isEqualTo(Duration.ofSeconds(110));
+    assertThat(windowed(Duration.ofSeconds(36)).faultPhase()).isEqualTo(Duration.ofSeconds(33));
+    assertThat(windowed(Duration.ofMinutes(10)).faultPhase()).isEqualTo(Duration.ofSeconds(590));
+  }
+
   private record Result(int exitCode, String err) {}
 
   private static Result chaos(String... args) {
@@ -100,7 +108,31 @@ class ChaosOptionsTest {
     return new Result(commandLine.execute(args), err.toString());
   }
 
+  private static ChaosOptions windowed(Duration window) {
+    return options(0, window, 2, 2, 20, Duration.ofSeconds(1), Duration.ofSeconds(2), 0.1);
+  }
+
   private static ChaosOptions options(
+      int orderInstances,
+      int paymentInstances,
+      int minKills,
+      Duration killMin,
+      Duration killMax,
+      double retryShare) {
+    return options(
+        100,
+        Duration.ofSeconds(120),
+        orderInstances,
+        paymentInstances,
+        minKills,
+        killMin,
+        killMax,
+        retryShare);
+  }
+
+  private static ChaosOptions options(
+      int orders,
+      Duration window,
       int orderInstances,
       int paymentInstances,
       int minKills,
@@ -109,8 +141,8 @@ class ChaosOptionsTest {
       double retryShare) {
     return new ChaosOptions(
         1,
-        100,
-        Duration.ofSeconds(120),
+        orders,
+        window,
         50,
         orderInstances,
         paymentInstances,
