@@ -221,6 +221,12 @@ final class Progress {
   private static final int STALLED_SAMPLES = 10;
 
   /**
+   * The pause between samples once nothing is in flight: the three samples that confirm the quiet
+   * only need to see nothing change, and a second between them left the run idle for seconds.
+   */
+  private static final Duration CONFIRMING_QUIET = Duration.ofMillis(250);
+
+  /**
    * Waits until every consumer group is at lag 0, no outbox row is unpublished, no order waits for
    * its payment, the provider has no webhook copy left to deliver, every killed process is back up,
    * and all of that holds for three samples in a row; or until orders wait with all the rest quiet
@@ -264,7 +270,7 @@ final class Progress {
           return new Settled(Settled.Outcome.STALLED, List.of());
         }
         sample();
-        Thread.sleep(1000);
+        Thread.sleep(state.quiet() && down.isEmpty() ? CONFIRMING_QUIET.toMillis() : 1000);
       }
     }
     return new Settled(Settled.Outcome.TIMED_OUT, down);
