@@ -44,6 +44,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -209,7 +210,7 @@ final class ChaosRun {
                 loadStarted);
         Instant loadEnded =
             loadAndFaults(run, infrastructure, networkChaos, background, crashPointsArmed);
-        settle(run, loadEnded);
+        settle(run, loadEnded, background);
         return verifyAndReport(run, loadEnded, started, cpuAtStart, runDirectory);
       } finally {
         networkChaos.stop();
@@ -395,11 +396,26 @@ final class ChaosRun {
   }
 
   /** The settle phase: the held cancels go, then the run waits for quiet with every process up. */
-  private void settle(Under run, Instant loadEnded) throws Exception {
+  private void settle(Under run, Instant loadEnded, ExecutorService background) throws Exception {
     LoadProducer load = run.load();
     Progress progress = run.progress();
-    // Part of the settling: a run is quiet only once every cancel has gone.
-    load.sendHeldCancels();
+    // Part of the settling: a run is quiet only once every cancel has gone. The last ones wait
+    // for the charge of orders the backlog still holds, for up to half a minute: the progress
+    // line goes on meanwhile.
+    Future<?> cancelling =
+        background.submit(
+            () -> {
+              load.sendHeldCancels();
+              return null;
+            });
+    try (BackgroundSample sampling =
+        new BackgroundSample(progress::sample, Duration.ofSeconds(1))) {
+      while (!cancelling.isDone()) {
+        sampling.tick(Instant.now());
+        Thread.sleep(50);
+      }
+    }
+    cancelling.get();
     Progress.Settled settled =
         progress.awaitQuiescence(
             run.paymentsDb(),
@@ -443,6 +459,11 @@ final class ChaosRun {
     Progress progress = run.progress();
     FaultLog faults = run.faults();
     Instant loadStarted = run.loadStarted();
+    // The report reads Kafka beside the verifier: each read is mostly waiting on the brokers.
+    CompletableFuture<Map<String, Long>> relayResends =
+        CompletableFuture.supplyAsync(() -> RunEvidence.relayResendsByTopic(bootstrap));
+    CompletableFuture<Map<String, Long>> deadLetters =
+        CompletableFuture.supplyAsync(() -> RunEvidence.deadLettersByReason(bootstrap));
     List<Invariant> invariants =
         new Verifier(ordersDb.dataSource(), run.paymentsDb().dataSource(), bootstrap)
             .verify(load.sent(), provider.ledger(), provider.refunds());
@@ -455,9 +476,9 @@ final class ChaosRun {
             loadStarted.toEpochMilli(),
             progress.duplicatesByOperation(),
             load.sent().retries(),
-            RunEvidence.relayResendsByTopic(bootstrap),
+            relayResends.join(),
             webhooks.deliveries() - webhooks.events(),
-            RunEvidence.deadLettersByReason(bootstrap));
+            deadLetters.join());
     Report report =
         new Report(
             options,

@@ -66,30 +66,32 @@ public final class RunEvidence {
 
   /** Records on each relayed outbox topic beyond one per event id: the relay's re-sends. */
   public static Map<String, Long> relayResendsByTopic(String bootstrap) {
-    Map<String, Long> resends = new TreeMap<>();
+    Map<String, Long> records = new TreeMap<>();
+    Map<String, Set<String>> eventIds = new TreeMap<>();
     for (String topic : RunFigures.OUTBOX_TOPIC_BY_OPERATION.values()) {
-      long records = 0;
-      Set<String> eventIds = new HashSet<>();
-      for (ConsumerRecord<String, byte[]> record : Verifier.readAll(bootstrap, topic)) {
-        String id = header(record, EVENT_ID_HEADER);
-        if (id != null) {
-          records++;
-          eventIds.add(id);
-        }
-      }
-      resends.put(topic, records - eventIds.size());
+      records.put(topic, 0L);
+      eventIds.put(topic, new HashSet<>());
     }
+    for (ConsumerRecord<String, byte[]> record :
+        Verifier.readAll(bootstrap, RunFigures.OUTBOX_TOPIC_BY_OPERATION.values())) {
+      String id = header(record, EVENT_ID_HEADER);
+      if (id != null) {
+        records.merge(record.topic(), 1L, Long::sum);
+        eventIds.get(record.topic()).add(id);
+      }
+    }
+    Map<String, Long> resends = new TreeMap<>();
+    records.forEach((topic, count) -> resends.put(topic, count - eventIds.get(topic).size()));
     return resends;
   }
 
   /** Dead letters on every {@code *.DLT} topic, by the reason header the consumer wrote. */
   public static Map<String, Long> deadLettersByReason(String bootstrap) {
     Map<String, Long> byReason = new TreeMap<>();
-    for (String topic : deadLetterTopics(bootstrap)) {
-      for (ConsumerRecord<String, byte[]> record : Verifier.readAll(bootstrap, topic)) {
-        String reason = header(record, REASON_HEADER);
-        byReason.merge(reason == null ? "(no reason header)" : reason, 1L, Long::sum);
-      }
+    for (ConsumerRecord<String, byte[]> record :
+        Verifier.readAll(bootstrap, deadLetterTopics(bootstrap))) {
+      String reason = header(record, REASON_HEADER);
+      byReason.merge(reason == null ? "(no reason header)" : reason, 1L, Long::sum);
     }
     Map<String, Long> withTotal = new LinkedHashMap<>();
     withTotal.put("total", byReason.values().stream().mapToLong(Long::longValue).sum());

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -381,6 +382,14 @@ public final class Verifier {
 
   /** Every record of {@code topic} from its beginning to its end at the time of the call. */
   static List<ConsumerRecord<String, byte[]>> readAll(String bootstrap, String topic) {
+    return readAll(bootstrap, List.of(topic));
+  }
+
+  /**
+   * Every record of {@code topics} from their beginnings to their ends at the time of the call,
+   * through one consumer: a consumer of its own per topic cost about half a second each.
+   */
+  static List<ConsumerRecord<String, byte[]>> readAll(String bootstrap, Collection<String> topics) {
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
@@ -395,10 +404,12 @@ public final class Verifier {
                 "false"),
             new StringDeserializer(),
             new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (String topic : topics) {
+        consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+            .map(p -> new TopicPartition(topic, p.partition()))
+            .forEach(partitions::add);
+      }
       if (partitions.isEmpty()) {
         return records;
       }
