@@ -557,7 +557,7 @@ final class ChaosRun {
       out.printf(
           "process faults paced to %d in the window's first %d s (the floor's %d and a margin)%n",
           pace.get().target(),
-          options.faultPhase().toSeconds(),
+          options.processFaultPhase().toSeconds(),
           floors.claimed().get(ProofFloors.Floor.PROCESS_FAULTS));
     }
     // The run armed them before the services started.
@@ -568,7 +568,10 @@ final class ChaosRun {
     Duration guard = options.timeBoxed() ? options.window().plusMinutes(1) : Duration.ofMinutes(10);
     // A time-boxed run's last seconds are load without faults: its last victims serve again
     // before the window ends. The load may also outlast the window by a send blocked on a broker.
+    Instant processFaultsEnd =
+        options.timeBoxed() ? loadStarted.plus(options.processFaultPhase()) : Instant.MAX;
     Instant faultsEnd = options.timeBoxed() ? loadStarted.plus(options.faultPhase()) : Instant.MAX;
+    boolean processFaultsOver = false;
     boolean faultsOver = false;
     try (BackgroundSample sampling =
         new BackgroundSample(progress::sample, Duration.ofSeconds(1))) {
@@ -579,10 +582,16 @@ final class ChaosRun {
                   || (networkFaultDue && networkChaos.injected() == 0)
                   || !infrastructureFloorsReached(faults)))) {
         Instant now = Instant.now();
+        if (!processFaultsOver && !now.isBefore(processFaultsEnd)) {
+          processFaultsOver = true;
+          armCrashPoints(crashPointsArmed, false);
+          out.printf(
+              "%n[%.1fs] kills and crash points over: the last victims serve again%n",
+              Duration.between(loadStarted, now).toMillis() / 1000.0);
+        }
         if (!faultsOver && !now.isBefore(faultsEnd)) {
           faultsOver = true;
           networkChaos.stop();
-          armCrashPoints(crashPointsArmed, false);
           out.printf(
               "%n[%.1fs] faults over: the load goes on without them until the window ends%n",
               Duration.between(loadStarted, now).toMillis() / 1000.0);
@@ -596,11 +605,11 @@ final class ChaosRun {
                     .ahead(
                         fleet.processFaultsWithOrdersInFlight(),
                         Duration.between(loadStarted, now));
-        if (pace.isPresent() && !faultsOver && crashPointsArmedNow == ahead) {
+        if (pace.isPresent() && !processFaultsOver && crashPointsArmedNow == ahead) {
           crashPointsArmedNow = !ahead;
           armCrashPoints(crashPointsArmed, crashPointsArmedNow);
         }
-        if (!faultsOver && killing && !ahead && !now.isBefore(nextKill)) {
+        if (!processFaultsOver && killing && !ahead && !now.isBefore(nextKill)) {
           // A kill that found no eligible victim is due again as soon as one is.
           nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
         }
@@ -624,7 +633,7 @@ final class ChaosRun {
     }
     return Optional.of(
         ProcessFaultPace.of(
-            options.faultPhase(),
+            options.processFaultPhase(),
             floor,
             ProofFloors.Floor.PROCESS_FAULTS.defaultCount(),
             ProofFloors.DEFAULT_WINDOW));

@@ -102,7 +102,8 @@ class ChaosIT {
         .contains("a 40 s load window paced by the drain")
         // Floors for 120 s in a 40 s window: the default rate, 20 faults per 120 s, with a margin.
         .contains(
-            "process faults paced to 23 in the window's first 36 s (the floor's 20 and a margin)")
+            "process faults paced to 23 in the window's first 35 s (the floor's 20 and a margin)")
+        .containsPattern("\\[3[5-9]\\.\\ds\\] kills and crash points over")
         .containsPattern("\\[3[6-9]\\.\\ds\\] faults over: the load goes on without them")
         .containsPattern("load over after 4[0-5] s: \\d+ orders sent")
         .containsPattern("one order per distinct accepted key\\s+PASS")

@@ -92,7 +92,17 @@ class ChaosOptionsTest {
 
   /** The last victims serve again before the window ends, however long the window. */
   @Test
-  void faultsEndATwelfthOfTheWindowBeforeItsEndAndAtMostTenSeconds() {
+  void processFaultsStopAnEighthOfTheWindowBeforeItsEndAndAtMostFifteenSeconds() {
+    assertThat(windowed(Duration.ofSeconds(120)).processFaultPhase())
+        .isEqualTo(Duration.ofSeconds(105));
+    assertThat(windowed(Duration.ofSeconds(40)).processFaultPhase())
+        .isEqualTo(Duration.ofSeconds(35));
+    assertThat(windowed(Duration.ofMinutes(10)).processFaultPhase())
+        .isEqualTo(Duration.ofSeconds(585));
+  }
+
+  @Test
+  void otherFaultsStopATwelfthOfTheWindowBeforeItsEndAndAtMostTenSeconds() {
     assertThat(windowed(Duration.ofSeconds(120)).faultPhase()).isEqualTo(Duration.ofSeconds(110));
     assertThat(windowed(Duration.ofSeconds(36)).faultPhase()).isEqualTo(Duration.ofSeconds(33));
     assertThat(windowed(Duration.ofMinutes(10)).faultPhase()).isEqualTo(Duration.ofSeconds(590));
