@@ -611,7 +611,8 @@ final class ChaosRun {
         }
         if (!processFaultsOver && killing && !ahead && !now.isBefore(nextKill)) {
           // A kill that found no eligible victim is due again as soon as one is.
-          nextKill = fleet.killOne() ? now.plus(killInterval()) : now.plusMillis(250);
+          nextKill =
+              fleet.killOne(processFaultsEnd) ? now.plus(killInterval()) : now.plusMillis(250);
         }
         sampling.tick(now);
         Thread.sleep(50);

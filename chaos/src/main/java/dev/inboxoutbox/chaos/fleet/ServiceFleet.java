@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -62,6 +64,12 @@ public final class ServiceFleet implements AutoCloseable {
   private final List<Kill> killLog = new ArrayList<>();
   private final ExecutorService restarts = Executors.newCachedThreadPool();
   private final ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor();
+
+  /**
+   * Asks the instances' health endpoints at once: asked one after another, instances busy starting
+   * or waiting on an outage held the kill loop for up to 5 s (2 s timeout each).
+   */
+  private final ExecutorService healthReads = Executors.newCachedThreadPool();
 
   public ServiceFleet(Random random, Duration restartDelay, PrintStream out) {
     this.random = random;
@@ -137,9 +145,12 @@ public final class ServiceFleet implements AutoCloseable {
     restarts.shutdownNow();
   }
 
-  /** Kills one eligible process and schedules its restart; false when none is eligible. */
-  public synchronized boolean killOne() {
-    ServiceProcess victim = chooseVictim();
+  /**
+   * Kills one eligible process and schedules its restart; false when none is eligible, or when
+   * choosing took until after {@code notAfter} (the health reads that choose wait up to 2 s each).
+   */
+  public synchronized boolean killOne(Instant notAfter) {
+    ServiceProcess victim = chooseVictim(notAfter);
     if (victim == null) {
       return false;
     }
@@ -160,8 +171,10 @@ public final class ServiceFleet implements AutoCloseable {
    * during start-up; such an instance must serve before it can be killed again. Never the last
    * serving instance of a service: the run measures recovery, not an outage.
    */
-  private ServiceProcess chooseVictim() {
+  private ServiceProcess chooseVictim(Instant notAfter) {
     List<ServiceProcess> all = all();
+    // Fresh readings for the filters below, which reuse a reading for a second.
+    matchingAtOnce(all, service -> service.servesPartitions() || service.ready());
     all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
     boolean startUpKillAllowed =
         startUpKillAllowed(totalKills(), totalKills() - killsOfServingInstances.get());
@@ -181,16 +194,38 @@ public final class ServiceFleet implements AutoCloseable {
       return null;
     }
     if (random.nextDouble() < 0.3) {
-      List<ServiceProcess> leaders = alive.stream().filter(ServiceProcess::leadsRelay).toList();
+      List<ServiceProcess> leaders = matchingAtOnce(alive, ServiceProcess::leadsRelay);
+      if (Instant.now().isAfter(notAfter)) {
+        return null;
+      }
       if (!leaders.isEmpty()) {
         ServiceProcess leader = leaders.get(random.nextInt(leaders.size()));
         record("relay-leader", leader);
         return leader;
       }
     }
+    if (Instant.now().isAfter(notAfter)) {
+      return null;
+    }
     ServiceProcess victim = alive.get(random.nextInt(alive.size()));
     record("random", victim);
     return victim;
+  }
+
+  /** The services that pass {@code test}, each tested on a thread of its own. */
+  private List<ServiceProcess> matchingAtOnce(
+      List<ServiceProcess> services, Predicate<ServiceProcess> test) {
+    List<CompletableFuture<Boolean>> answers =
+        services.stream()
+            .map(service -> CompletableFuture.supplyAsync(() -> test.test(service), healthReads))
+            .toList();
+    List<ServiceProcess> matching = new ArrayList<>();
+    for (int i = 0; i < services.size(); i++) {
+      if (answers.get(i).join()) {
+        matching.add(services.get(i));
+      }
+    }
+    return matching;
   }
 
   /** Whether one more kill may hit a starting instance and keep them at most one in ten. */
@@ -324,6 +359,7 @@ public final class ServiceFleet implements AutoCloseable {
   @Override
   public void close() {
     stopRestarting();
+    healthReads.shutdownNow();
     all().forEach(ServiceProcess::kill);
   }
 }
