@@ -20,7 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -173,9 +173,13 @@ public final class ServiceFleet implements AutoCloseable {
    */
   private ServiceProcess chooseVictim(Instant notAfter) {
     List<ServiceProcess> all = all();
-    // Fresh readings for the filters below, which reuse a reading for a second.
-    matchingAtOnce(all, service -> service.servesPartitions() || service.ready());
-    all.stream().filter(ServiceProcess::ready).forEach(killedDuringStartUp::remove);
+    // One reading per instance for every filter below: read again one by one, a reading older
+    // than a second cost each filter another request per instance.
+    Map<ServiceProcess, Health> health =
+        atOnce(all, service -> new Health(service.ready(), service.servesPartitions()));
+    all.stream()
+        .filter(service -> health.get(service).ready())
+        .forEach(killedDuringStartUp::remove);
     boolean startUpKillAllowed =
         startUpKillAllowed(totalKills(), totalKills() - killsOfServingInstances.get());
     List<ServiceProcess> alive =
@@ -183,18 +187,19 @@ public final class ServiceFleet implements AutoCloseable {
             .filter(ServiceProcess::alive)
             .filter(
                 service ->
-                    service.servesPartitions()
+                    health.get(service).servesPartitions()
                         || (startUpKillAllowed
-                            && !service.ready()
+                            && !health.get(service).ready()
                             && service.upFor().compareTo(STARTING_VICTIM_MIN_AGE) >= 0
                             && !killedDuringStartUp.contains(service)))
-            .filter(this::hasServingSibling)
+            .filter(service -> hasServingSibling(service, health))
             .toList();
     if (alive.isEmpty()) {
       return null;
     }
     if (random.nextDouble() < 0.3) {
-      List<ServiceProcess> leaders = matchingAtOnce(alive, ServiceProcess::leadsRelay);
+      Map<ServiceProcess, Boolean> leads = atOnce(alive, ServiceProcess::leadsRelay);
+      List<ServiceProcess> leaders = alive.stream().filter(leads::get).toList();
       if (Instant.now().isAfter(notAfter)) {
         return null;
       }
@@ -212,20 +217,19 @@ public final class ServiceFleet implements AutoCloseable {
     return victim;
   }
 
-  /** The services that pass {@code test}, each tested on a thread of its own. */
-  private List<ServiceProcess> matchingAtOnce(
-      List<ServiceProcess> services, Predicate<ServiceProcess> test) {
-    List<CompletableFuture<Boolean>> answers =
-        services.stream()
-            .map(service -> CompletableFuture.supplyAsync(() -> test.test(service), healthReads))
-            .toList();
-    List<ServiceProcess> matching = new ArrayList<>();
-    for (int i = 0; i < services.size(); i++) {
-      if (answers.get(i).join()) {
-        matching.add(services.get(i));
-      }
+  /** An instance's health as one choice of a victim read it. */
+  private record Health(boolean ready, boolean servesPartitions) {}
+
+  /** {@code read} of each service, each on a thread of its own. */
+  private <T> Map<ServiceProcess, T> atOnce(
+      List<ServiceProcess> services, Function<ServiceProcess, T> read) {
+    Map<ServiceProcess, CompletableFuture<T>> reads = new LinkedHashMap<>();
+    for (ServiceProcess service : services) {
+      reads.put(service, CompletableFuture.supplyAsync(() -> read.apply(service), healthReads));
     }
-    return matching;
+    Map<ServiceProcess, T> results = new LinkedHashMap<>();
+    reads.forEach((service, answer) -> results.put(service, answer.join()));
+    return results;
   }
 
   /** Whether one more kill may hit a starting instance and keep them at most one in ten. */
@@ -237,11 +241,14 @@ public final class ServiceFleet implements AutoCloseable {
    * Whether another instance of the service serves: health UP, or holding partitions while an
    * outage turns its health DOWN.
    */
-  private boolean hasServingSibling(ServiceProcess service) {
+  private boolean hasServingSibling(ServiceProcess service, Map<ServiceProcess, Health> health) {
     List<ServiceProcess> siblings =
         orderServices.contains(service) ? orderServices : paymentServices;
     return siblings.stream()
-        .anyMatch(other -> other != service && (other.servesPartitions() || other.ready()));
+        .anyMatch(
+            other ->
+                other != service
+                    && (health.get(other).servesPartitions() || health.get(other).ready()));
   }
 
   private synchronized void record(String kind, ServiceProcess victim) {
