@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -66,22 +65,20 @@ public final class RunEvidence {
 
   /** Records on each relayed outbox topic beyond one per event id: the relay's re-sends. */
   public static Map<String, Long> relayResendsByTopic(String bootstrap) {
-    Map<String, Long> records = new TreeMap<>();
-    Map<String, Set<String>> eventIds = new TreeMap<>();
-    for (String topic : RunFigures.OUTBOX_TOPIC_BY_OPERATION.values()) {
-      records.put(topic, 0L);
-      eventIds.put(topic, new HashSet<>());
-    }
+    Map<String, List<String>> eventIds = new TreeMap<>();
+    RunFigures.OUTBOX_TOPIC_BY_OPERATION
+        .values()
+        .forEach(topic -> eventIds.put(topic, new ArrayList<>()));
     for (ConsumerRecord<String, byte[]> record :
         Verifier.readAll(bootstrap, RunFigures.OUTBOX_TOPIC_BY_OPERATION.values())) {
       String id = header(record, EVENT_ID_HEADER);
       if (id != null) {
-        records.merge(record.topic(), 1L, Long::sum);
         eventIds.get(record.topic()).add(id);
       }
     }
     Map<String, Long> resends = new TreeMap<>();
-    records.forEach((topic, count) -> resends.put(topic, count - eventIds.get(topic).size()));
+    eventIds.forEach(
+        (topic, ids) -> resends.put(topic, (long) ids.size() - new HashSet<>(ids).size()));
     return resends;
   }
 
