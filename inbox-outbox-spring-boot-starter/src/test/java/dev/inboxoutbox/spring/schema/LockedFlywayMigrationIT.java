@@ -1,15 +1,13 @@
 package dev.inboxoutbox.spring.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.testing.jdbc.Rows;
-import java.sql.Connection;
+import dev.inboxoutbox.testing.schema.HeldMigrationLock;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
@@ -24,12 +22,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 class LockedFlywayMigrationIT {
-
-  /**
-   * The schema migration lock's two keys (dev.inboxoutbox.schema.MigrationLock): "iox" in ASCII,
-   * then schema migration.
-   */
-  private static final String MIGRATION_LOCK = "pg_advisory_lock(6909816, 1)";
 
   private Database database;
   private ApplicationContextRunner boot;
@@ -58,21 +50,14 @@ class LockedFlywayMigrationIT {
 
   @Test
   void springBootsFlywayMigrationWaitsForTheMigrationLockThenMigrates() throws Exception {
-    try (Connection otherInstance = database.connect()) {
-      try (Statement lock = otherInstance.createStatement()) {
-        lock.execute("SELECT " + MIGRATION_LOCK);
-      }
+    try (HeldMigrationLock otherInstance = HeldMigrationLock.take(database)) {
       CompletableFuture<Void> start =
           CompletableFuture.runAsync(() -> boot.run(context -> assertThat(context).hasNotFailed()));
 
-      await("the starting context's migration waiting for the lock")
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> waitingForTheMigrationLock() == 1);
+      otherInstance.awaitQueued(List.of(start));
       assertThat(tableExists("things")).isFalse();
 
-      try (Statement unlock = otherInstance.createStatement()) {
-        unlock.execute("SELECT pg_advisory_unlock(6909816, 1)");
-      }
+      otherInstance.release();
       start.get();
     }
     assertThat(tableExists("things")).isTrue();
@@ -98,13 +83,6 @@ class LockedFlywayMigrationIT {
     FlywayMigrationStrategy ownStrategy() {
       return STRATEGY;
     }
-  }
-
-  private long waitingForTheMigrationLock() {
-    return count(
-        "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database"
-            + " WHERE d.datname = current_database() AND l.locktype = 'advisory'"
-            + " AND l.classid = 6909816 AND l.objid = 1 AND NOT l.granted");
   }
 
   private boolean tableExists(String table) throws SQLException {

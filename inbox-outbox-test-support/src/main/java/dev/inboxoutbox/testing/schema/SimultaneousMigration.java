@@ -1,52 +1,65 @@
 package dev.inboxoutbox.testing.schema;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.inboxoutbox.devstack.Database;
+import dev.inboxoutbox.testing.jdbc.Rows;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Instances of a service deployed together onto a new database: each starts with the service's
  * application.properties and every auto-configuration on the test's classpath (none of the
- * service's own beans), the framework's migration and relay switched off, and all are released
- * together just before Spring Boot's Flyway migrates the service's tables.
+ * service's own beans), the framework's migration and relay switched off, while another instance
+ * holds the schema migration lock. Every one of them must queue on that lock before Spring Boot's
+ * Flyway touches the database; released, they migrate one after another.
  */
 public final class SimultaneousMigration {
 
+  private static final String TABLES =
+      """
+      SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()
+      """;
+
   private SimultaneousMigration() {}
 
-  /** Starts and stops {@code instances} instances at once; fails if any of them failed to start. */
+  /**
+   * Starts {@code instances} instances at once behind a held migration lock, checks that all of
+   * them queue on it with the database still empty, releases it and stops them; fails if any of
+   * them failed to start.
+   */
   public static void startTogether(int instances, Database database)
-      throws InterruptedException, ExecutionException {
+      throws InterruptedException, ExecutionException, SQLException {
     // Spring Boot's logging set-up is not thread-safe (a ConcurrentModificationException in
     // LogbackLoggingSystem when contexts start on several threads at once): these contexts leave
     // logging as the test run configured it.
     String loggingSystem = System.setProperty(LoggingSystem.SYSTEM_PROPERTY, LoggingSystem.NONE);
-    CyclicBarrier beforeMigrating = new CyclicBarrier(instances);
     ExecutorService threads = Executors.newFixedThreadPool(instances);
-    try {
+    try (HeldMigrationLock lock = HeldMigrationLock.take(database)) {
       List<Future<?>> starts =
           IntStream.range(0, instances)
-              .<Future<?>>mapToObj(
-                  i -> threads.submit(() -> start(database, beforeMigrating).close()))
+              .<Future<?>>mapToObj(i -> threads.submit(() -> start(database).close()))
               .toList();
+      lock.awaitQueued(starts);
+      assertThat(Rows.count(database.dataSource(), TABLES))
+          .as("tables created before the migration lock was taken")
+          .isZero();
+      lock.release();
       for (Future<?> start : starts) {
         start.get();
       }
@@ -81,21 +94,10 @@ public final class SimultaneousMigration {
   @EnableAutoConfiguration
   static class ServiceSchemaOnly {}
 
-  private static ConfigurableApplicationContext start(
-      Database database, CyclicBarrier beforeMigrating) {
-    FlywayConfigurationCustomizer startTogether =
-        configuration -> {
-          try {
-            beforeMigrating.await(60, TimeUnit.SECONDS);
-          } catch (Exception e) {
-            throw new IllegalStateException("the other instances did not reach their migration", e);
-          }
-        };
+  private static ConfigurableApplicationContext start(Database database) {
     // Command-line arguments: they outrank the service's application.properties.
     return new SpringApplicationBuilder(ServiceSchemaOnly.class)
         .web(WebApplicationType.NONE)
-        .initializers(
-            context -> context.getBeanFactory().registerSingleton("startTogether", startTogether))
         .run(
             "--spring.datasource.url=" + database.jdbcUrl(),
             "--spring.datasource.username=" + database.username(),
