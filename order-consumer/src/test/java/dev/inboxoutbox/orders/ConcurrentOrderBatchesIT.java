@@ -43,10 +43,10 @@ class ConcurrentOrderBatchesIT {
     app =
         new SpringApplicationBuilder(OrderConsumerApplication.class)
             .properties(
-                "server.port=0",
                 "iox.dev-stack.database=orders_batches_"
                     + UUID.randomUUID().toString().substring(0, 8))
-            .run();
+            // An argument: a default property loses to application.properties' port 8081.
+            .run("--server.port=0");
     jdbc = app.getBean(JdbcClient.class);
     deadLetters =
         BatchProcessor.newDeadLetterProducer(

@@ -54,10 +54,10 @@ class OrderConsumerIT {
     app =
         new SpringApplicationBuilder(OrderConsumerApplication.class)
             .properties(
-                "server.port=0",
                 "iox.dev-stack.database=orders_it_" + UUID.randomUUID().toString().substring(0, 8),
                 "inbox-outbox.relay.offset-flush-interval=300ms")
-            .run();
+            // An argument: a default property loses to application.properties' port 8081.
+            .run("--server.port=0");
     dataSource = app.getBean(DataSource.class);
     int port = ((WebServerApplicationContext) app).getWebServer().getPort();
     base = URI.create("http://localhost:" + port);

@@ -52,10 +52,10 @@ class OrderConsumerMetricsIT {
     app =
         new SpringApplicationBuilder(OrderConsumerApplication.class)
             .properties(
-                "server.port=0",
                 "iox.dev-stack.database=orders_metrics_it_"
                     + UUID.randomUUID().toString().substring(0, 8))
-            .run();
+            // An argument: a default property loses to application.properties' port 8081.
+            .run("--server.port=0");
     int port = ((WebServerApplicationContext) app).getWebServer().getPort();
     base = URI.create("http://localhost:" + port);
   }
