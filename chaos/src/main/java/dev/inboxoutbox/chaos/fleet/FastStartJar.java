@@ -5,8 +5,11 @@ import dev.inboxoutbox.devstack.FreePorts;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,18 +88,27 @@ public final class FastStartJar {
       Path stampFile = application.home().resolve("app.stamp");
       String stamp =
           ExtractedApplication.identity(extension) + " " + JVM_OPTIONS + " " + TRAINED_UNTIL;
-      boolean current =
-          Files.exists(stampFile)
-              && Files.readString(stampFile).equals(stamp)
-              && Files.exists(archive);
-      if (!current) {
-        long started = System.nanoTime();
-        train(extracted, extension, archive, properties, log);
-        Files.writeString(stampFile, stamp);
-        out.printf(
-            "%s: trained a class-data archive in %d s (once per build)%n",
-            executableJar.getFileName(),
-            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+      // Two runs starting at once (two chaos runs, test JVMs side by side) train it once: the
+      // second waits for the first, then finds the archive current.
+      try (FileChannel trainingLock =
+              FileChannel.open(
+                  application.home().resolve("app.lock"),
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.WRITE);
+          FileLock trainingAlone = trainingLock.lock()) {
+        boolean current =
+            Files.exists(stampFile)
+                && Files.readString(stampFile).equals(stamp)
+                && Files.exists(archive);
+        if (!current) {
+          long started = System.nanoTime();
+          train(extracted, extension, archive, properties, log);
+          Files.writeString(stampFile, stamp);
+          out.printf(
+              "%s: trained a class-data archive in %d s (once per build)%n",
+              executableJar.getFileName(),
+              TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+        }
       }
       return new FastStartJar(extracted, extension, archive, mainClass(extracted));
     } catch (IOException | RuntimeException e) {
