@@ -77,12 +77,12 @@ final class ChaosRuns {
   }
 
   /**
-   * The same options for a control whose defect needs no fault to show: one instance per service,
-   * no kill and no crash point. Client retries double orders without the inbox, a batch applied
-   * backwards puts a cancel before its order, and lost refunds leave cancelled orders paid, all
-   * without a restart.
+   * The same options for a control whose defect needs no process fault to show: one instance per
+   * service, no kill and no crash point. Client retries double orders without the inbox, a batch
+   * applied backwards puts a cancel before its order, lost refunds leave cancelled orders paid, and
+   * an unsafe failover loses what the primary alone committed, all without a restart.
    */
-  static ChaosOptions withoutFaults(ChaosOptions fixed) {
+  static ChaosOptions withoutProcessFaults(ChaosOptions fixed) {
     return varied(fixed, fixed.orders(), fixed.window(), fixed.ratePerSecond(), 1, 1, 0, 0.0);
   }
 
