@@ -1,12 +1,13 @@
 package dev.inboxoutbox.testing.schema;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Future;
@@ -20,13 +21,20 @@ import java.util.concurrent.Future;
 public final class HeldMigrationLock implements AutoCloseable {
 
   /** The lock's two keys: "iox" in ASCII, then schema migration. */
-  private static final String KEYS = "6909816, 1";
+  private static final int NAMESPACE = 0x696f78;
+
+  private static final int SCHEMA_MIGRATION = 1;
 
   private static final String WAITERS =
       """
       SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
       WHERE d.datname = current_database() AND l.locktype = 'advisory'
-        AND l.classid = 6909816 AND l.objid = 1 AND NOT l.granted
+        AND l.classid = ? AND l.objid = ? AND NOT l.granted
+      """;
+
+  private static final String TABLES =
+      """
+      SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()
       """;
 
   private final Database database;
@@ -42,20 +50,20 @@ public final class HeldMigrationLock implements AutoCloseable {
   public static HeldMigrationLock take(Database database) throws SQLException {
     Connection holder = database.connect();
     HeldMigrationLock lock = new HeldMigrationLock(database, holder);
-    lock.execute("SELECT pg_advisory_lock(" + KEYS + ")");
+    lock.execute("SELECT pg_advisory_lock(?, ?)");
     lock.held = true;
     return lock;
   }
 
-  /** Sessions waiting for the lock now. */
-  public long waiters() {
-    return Rows.count(database.dataSource(), WAITERS);
+  private long waiters() {
+    return Rows.count(database.dataSource(), WAITERS, NAMESPACE, SCHEMA_MIGRATION);
   }
 
   /**
-   * Waits until each of {@code instances} waits for the lock. Fails at once when one of them ends
-   * meanwhile (it migrated without the lock, or failed: its exception is the cause), and after a
-   * minute.
+   * Waits until each of {@code instances} waits for the lock, then checks that the database (new,
+   * as every caller's is) still holds no table: none of them touched it before queuing. Fails at
+   * once when one of them ends meanwhile (it migrated without the lock, or failed: its exception is
+   * the cause), and after a minute.
    */
   public void awaitQueued(List<? extends Future<?>> instances) {
     await("%d instances waiting for the schema migration lock".formatted(instances.size()))
@@ -72,12 +80,15 @@ public final class HeldMigrationLock implements AutoCloseable {
               }
             })
         .until(() -> waiters() == instances.size());
+    assertThat(Rows.count(database.dataSource(), TABLES))
+        .as("tables created before the migration lock was taken")
+        .isZero();
   }
 
   /** Lets the waiting sessions have the lock, one after another. */
   public void release() throws SQLException {
     if (held) {
-      execute("SELECT pg_advisory_unlock(" + KEYS + ")");
+      execute("SELECT pg_advisory_unlock(?, ?)");
       held = false;
     }
   }
@@ -92,8 +103,10 @@ public final class HeldMigrationLock implements AutoCloseable {
   }
 
   private void execute(String sql) throws SQLException {
-    try (Statement statement = holder.createStatement()) {
-      statement.execute(sql);
+    try (PreparedStatement statement = holder.prepareStatement(sql)) {
+      statement.setInt(1, NAMESPACE);
+      statement.setInt(2, SCHEMA_MIGRATION);
+      statement.execute();
     }
   }
 }
