@@ -197,23 +197,19 @@ public final class ServiceFleet implements AutoCloseable {
     if (alive.isEmpty()) {
       return null;
     }
+    ServiceProcess leader = null;
     if (random.nextDouble() < 0.3) {
       Map<ServiceProcess, Boolean> leads = atOnce(alive, ServiceProcess::leadsRelay);
       List<ServiceProcess> leaders = alive.stream().filter(leads::get).toList();
-      if (Instant.now().isAfter(notAfter)) {
-        return null;
-      }
       if (!leaders.isEmpty()) {
-        ServiceProcess leader = leaders.get(random.nextInt(leaders.size()));
-        record("relay-leader", leader);
-        return leader;
+        leader = leaders.get(random.nextInt(leaders.size()));
       }
     }
     if (Instant.now().isAfter(notAfter)) {
       return null;
     }
-    ServiceProcess victim = alive.get(random.nextInt(alive.size()));
-    record("random", victim);
+    ServiceProcess victim = leader != null ? leader : alive.get(random.nextInt(alive.size()));
+    record(leader != null ? "relay-leader" : "random", victim);
     return victim;
   }
 
