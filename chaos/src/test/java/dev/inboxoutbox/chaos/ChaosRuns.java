@@ -119,7 +119,10 @@ final class ChaosRuns {
         fixed.reportDirectory());
   }
 
-  static final NetworkChaos.Settings NO_NETWORK_FAULTS =
+  /** No proof floor claimed: a run's verdict is then the invariants'. */
+  private static final ProofFloors NO_FLOORS = ProofFloors.none("a focused test run");
+
+  private static final NetworkChaos.Settings NO_NETWORK_FAULTS =
       new NetworkChaos.Settings(
           java.util.Set.of(),
           Duration.ofSeconds(8),
@@ -131,19 +134,22 @@ final class ChaosRuns {
 
   /** A run that claims no proof floor: its verdict is the invariants'. */
   static Run run(ChaosOptions options, FaultOptions faults) throws Exception {
-    return run(options, faults, NetworkChaos.Settings.defaults());
+    return run(options, faults, NO_FLOORS);
   }
 
-  static Run run(ChaosOptions options, FaultOptions faults, NetworkChaos.Settings network)
-      throws Exception {
-    return run(options, faults, network, ProofFloors.none("a focused test run"));
+  /**
+   * A run of {@code options} without any fault: no process fault ({@link #withoutProcessFaults}),
+   * no infrastructure fault, no network fault. For a control whose defect shows on its own.
+   */
+  static Run runWithoutFaults(ChaosOptions options) throws Exception {
+    return run(withoutProcessFaults(options), FaultOptions.none(), NO_NETWORK_FAULTS, NO_FLOORS);
   }
 
   static Run run(ChaosOptions options, FaultOptions faults, ProofFloors floors) throws Exception {
     return run(options, faults, NetworkChaos.Settings.defaults(), floors);
   }
 
-  static Run run(
+  private static Run run(
       ChaosOptions options, FaultOptions faults, NetworkChaos.Settings network, ProofFloors floors)
       throws Exception {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();

@@ -1,8 +1,8 @@
 package dev.inboxoutbox.chaos;
 
-import static dev.inboxoutbox.chaos.ChaosRuns.NO_NETWORK_FAULTS;
 import static dev.inboxoutbox.chaos.ChaosRuns.options;
 import static dev.inboxoutbox.chaos.ChaosRuns.run;
+import static dev.inboxoutbox.chaos.ChaosRuns.runWithoutFaults;
 import static dev.inboxoutbox.chaos.ChaosRuns.withoutProcessFaults;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -81,11 +81,8 @@ class NegativeControlsIT {
   @Test
   void theNegativeControlWithoutTheInboxFailsTheVerifier() throws Exception {
     Run run =
-        run(
-            withoutProcessFaults(
-                options(NegativeControl.NO_DEDUP, 7, Duration.ofSeconds(120), CONTROL_ORDERS, 100)),
-            FaultOptions.none(),
-            NO_NETWORK_FAULTS);
+        runWithoutFaults(
+            options(NegativeControl.NO_DEDUP, 7, Duration.ofSeconds(120), CONTROL_ORDERS, 100));
     assertThat(run.verdict()).as(run.output()).isEqualTo(Verdict.FAIL);
     assertThat(run.output())
         .containsPattern(
@@ -102,11 +99,8 @@ class NegativeControlsIT {
   @Test
   void theNegativeControlWithAReorderingConsumerFailsTheVerifier() throws Exception {
     Run run =
-        run(
-            withoutProcessFaults(
-                options(NegativeControl.REORDER, 5, Duration.ofSeconds(120), CONTROL_ORDERS, 100)),
-            FaultOptions.none(),
-            NO_NETWORK_FAULTS);
+        runWithoutFaults(
+            options(NegativeControl.REORDER, 5, Duration.ofSeconds(120), CONTROL_ORDERS, 100));
     assertThat(run.verdict()).as(run.output()).isEqualTo(Verdict.FAIL);
     assertThat(run.output())
         .containsPattern(
@@ -124,11 +118,8 @@ class NegativeControlsIT {
   @Test
   void theNegativeControlThatDropsRefundsFailsTheVerifier() throws Exception {
     Run run =
-        run(
-            withoutProcessFaults(
-                options(NegativeControl.DROP_REFUNDS, 3, Duration.ofSeconds(120), 600, 100, 0.3)),
-            FaultOptions.none(),
-            NO_NETWORK_FAULTS);
+        runWithoutFaults(
+            options(NegativeControl.DROP_REFUNDS, 3, Duration.ofSeconds(120), 600, 100, 0.3));
     assertThat(run.verdict()).as(run.output()).isEqualTo(Verdict.FAIL);
     assertThat(run.output())
         .containsPattern(
