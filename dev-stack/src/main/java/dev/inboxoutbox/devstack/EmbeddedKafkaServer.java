@@ -39,6 +39,10 @@ final class EmbeddedKafkaServer implements KafkaServer {
     // Lets tests and chaos runs detect a killed consumer in seconds (the broker's default floor is
     // 6 s).
     properties.put("group.min.session.timeout.ms", "1000");
+    // The consumer group protocol (KIP-848) hands out assignments on heartbeats, 5 s apart by
+    // default: an instance joining a group took three of them to get its share.
+    properties.put("group.consumer.heartbeat.interval.ms", "1000");
+    properties.put("group.consumer.min.heartbeat.interval.ms", "1000");
     properties.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
     int port = settings.kafkaPort();
     if (port > 0) {

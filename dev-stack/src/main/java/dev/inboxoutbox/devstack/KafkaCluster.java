@@ -48,6 +48,9 @@ public final class KafkaCluster implements AutoCloseable {
           Map.entry("group.initial.rebalance.delay.ms", "0"),
           // A killed consumer is detected in seconds (the broker's default floor is 6 s).
           Map.entry("group.min.session.timeout.ms", "1000"),
+          // Consumer group protocol (KIP-848) assignments travel on heartbeats: 1 s apart, not 5.
+          Map.entry("group.consumer.heartbeat.interval.ms", "1000"),
+          Map.entry("group.consumer.min.heartbeat.interval.ms", "1000"),
           // A killed broker is fenced after 3 s instead of 9 s: leadership moves sooner.
           Map.entry("broker.session.timeout.ms", "3000"),
           Map.entry("broker.heartbeat.interval.ms", "1000"),
