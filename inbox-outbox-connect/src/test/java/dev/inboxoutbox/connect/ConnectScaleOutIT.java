@@ -42,7 +42,7 @@ class ConnectScaleOutIT {
     List<ConnectWorker> workers = new ArrayList<>();
     for (String name : List.of("worker-1", "worker-2")) {
       ConnectWorker worker =
-          RelayFiles.worker(name, group, Map.of(), OutboxConnectorIT.workerDirectory(group));
+          RelayFiles.worker(name, group, Map.of(), RelayFiles.workerDirectory(group));
       workers.add(worker);
     }
     List<Database> databases = new ArrayList<>();

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The checked-in Kafka Connect files of docs/relay, as the tests run them: workers from {@code
@@ -41,6 +42,21 @@ final class RelayFiles {
         OutboxConnectorFiles.workerSettings(
             WORKER_PROPERTIES, DevStack.shared().kafka().bootstrapServers(), group, PLUGIN_PATH);
     return new ConnectWorker(name, workerClassPath(), settings, environment, directory);
+  }
+
+  /**
+   * A worker of a group of its own, its environment pointing the checked-in connector at {@code
+   * database} through a slot of its own.
+   */
+  static ConnectWorker soleWorker(Database database) {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String group = "iox-connect-" + suffix;
+    return worker(
+        "worker-1", group, environment(database, "iox_connect_" + suffix), workerDirectory(group));
+  }
+
+  static Path workerDirectory(String group) {
+    return Path.of(System.getProperty("basedir", "."), "target", "connect-workers", group);
   }
 
   /** The variables the checked-in connector reads from its worker's environment. */
