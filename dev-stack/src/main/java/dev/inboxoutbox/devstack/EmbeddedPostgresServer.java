@@ -63,7 +63,9 @@ final class EmbeddedPostgresServer implements PostgresServer {
 
   /**
    * zonky's server on {@code dataDirectory} with {@code serverSettings} ({@link #SERVER_SETTINGS}
-   * and what the dev stack's settings add); {@code port} 0 takes a free one.
+   * and what the dev stack's settings add); {@code port} 0 takes a free one below the ephemeral
+   * range ({@link FreePorts}). zonky's own pick, a {@code bind(0)} port, could be taken before the
+   * server binds it, as the in-JVM broker's listeners take theirs while PostgreSQL starts.
    */
   static EmbeddedPostgres embedded(
       Path workDir, Path dataDirectory, int port, Map<String, String> serverSettings)
@@ -73,11 +75,12 @@ final class EmbeddedPostgresServer implements PostgresServer {
             .setOverrideWorkingDirectory(workDir.toFile())
             .setDataDirectory(dataDirectory.toFile())
             .setCleanDataDirectory(true)
-            .setPGStartupWait(Duration.ofSeconds(60));
+            .setPGStartupWait(Duration.ofSeconds(60))
+            .setPort(port > 0 ? port : FreePorts.belowEphemeralRange())
+            // zonky checks readiness by logging in: whatever else listens on the port would hold
+            // that login, and the start, for good.
+            .setConnectConfig("loginTimeout", "20");
     serverSettings.forEach(builder::setServerConfig);
-    if (port > 0) {
-      builder.setPort(port);
-    }
     return builder.start();
   }
 

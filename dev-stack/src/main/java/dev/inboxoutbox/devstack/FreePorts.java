@@ -38,7 +38,7 @@ public final class FreePorts {
   }
 
   /** The first port of Linux's ephemeral range; 32768 where it cannot be read. */
-  private static int ephemeralRangeStart() {
+  static int ephemeralRangeStart() {
     try {
       String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
       int start = Integer.parseInt(range.split("\\s+")[0]);

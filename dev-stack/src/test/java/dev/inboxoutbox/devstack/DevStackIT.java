@@ -6,9 +6,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.inboxoutbox.devstack.spring.DevStackEnvironment;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -237,6 +240,26 @@ class DevStackIT {
         Connection connection = database.connect()) {
       assertThat(queryString(connection, "SHOW shared_buffers")).isEqualTo("192MB");
       assertThat(queryString(connection, "SHOW wal_level")).isEqualTo("logical");
+    }
+  }
+
+  /**
+   * The kernel hands out its ephemeral ports for {@code bind(0)}, which is how the in-JVM broker's
+   * listeners take theirs while PostgreSQL starts beside them. One of them took the port zonky had
+   * picked that way: the server could not bind it, and zonky's readiness check, connected to the
+   * broker instead, waited for an answer for good (an {@code iox bench} hung for minutes).
+   */
+  @Test
+  void anEmbeddedServerWithoutAPortListensBelowTheEphemeralRange() throws IOException {
+    DevStackSettings defaults = embeddedPostgresSettings();
+    Path workDir = Files.createDirectories(defaults.workDir());
+    try (EmbeddedPostgres server =
+        EmbeddedPostgresServer.embedded(
+            workDir,
+            workDir.resolve("data-" + UUID.randomUUID()),
+            0,
+            EmbeddedPostgresServer.SERVER_SETTINGS)) {
+      assertThat(server.getPort()).isLessThan(FreePorts.ephemeralRangeStart());
     }
   }
 
