@@ -24,12 +24,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * One order's trace across both services, as a person sees it with {@code iox up --otlp-endpoint}
- * and a collector: the client's {@code POST /orders}, order-consumer's outbox and relay,
- * payment-consumer's claim of the payment request, its charge, the provider's webhook, its outbox,
- * and order-consumer's claim of the payment result, every span under the client's trace id; the
- * client's retry of the request and a command delivered twice over Kafka are in that trace as
- * duplicates.
+ * {@code iox up} as a person uses it with a collector: started as its own process, then {@code iox
+ * produce}, orders over HTTP and {@code iox inspect} from other processes, and a SIGTERM (what
+ * Ctrl-C sends through a terminal's process group is SIGINT; both run the same shutdown) stops
+ * everything. Meanwhile one order's trace crosses both services: the client's {@code POST /orders},
+ * order-consumer's outbox and relay, payment-consumer's claim of the payment request, its charge,
+ * the provider's webhook, its outbox, and order-consumer's claim of the payment result, every span
+ * under the client's trace id; the client's retry of the request and a command delivered twice over
+ * Kafka are in that trace as duplicates.
  */
 class IoxUpTracingIT {
 
@@ -40,11 +42,13 @@ class IoxUpTracingIT {
    */
   @ParameterizedTest(name = "--relay {0}")
   @ValueSource(strings = {"embedded", "connect"})
-  void anOrderIsOneTraceFromTheRequestToThePaymentResultAcrossBothServices(String relay)
+  void eachOrderSettlesAndIsOneTraceAcrossBothServicesAndASigtermStopsEverything(String relay)
       throws Exception {
-    int orders = FreePorts.belowEphemeralRange();
-    int kafka = FreePorts.belowEphemeralRange();
     int postgres = FreePorts.belowEphemeralRange();
+    int kafka = FreePorts.belowEphemeralRange();
+    int orders = FreePorts.belowEphemeralRange();
+    int payments = FreePorts.belowEphemeralRange();
+    int provider = FreePorts.belowEphemeralRange();
     String traceId = HexFormat.of().formatHex(randomBytes(16));
     String traceparent = "00-" + traceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + "-01";
     String key = UUID.randomUUID().toString();
@@ -55,23 +59,32 @@ class IoxUpTracingIT {
                 "--postgres-port=" + postgres,
                 "--kafka-port=" + kafka,
                 "--order-port=" + orders,
-                "--payment-port=" + FreePorts.belowEphemeralRange(),
-                "--provider-port=" + FreePorts.belowEphemeralRange(),
+                "--payment-port=" + payments,
+                "--provider-port=" + provider,
                 "--otlp-endpoint=" + collector.endpoint(),
                 "--relay=" + relay,
                 "--repo=" + Repository.ROOT,
-                "--reports=" + Files.createTempDirectory("iox-up-tracing"))) {
-      await("iox up serving")
+                "--reports=" + Files.createTempDirectory("iox-up"))) {
+      await("iox up printed where everything is")
           .atMost(Duration.ofMinutes(5))
           .until(() -> up.output().contains("Ctrl-C stops everything.") || !up.isAlive());
       assertThat(up.isAlive()).as(up.printed()).isTrue();
-      assertThat(up.printed()).contains("OTLP to " + collector.endpoint());
+      String bootstrap = "localhost:" + kafka;
+      String ordersDatabase = "jdbc:postgresql://localhost:" + postgres + "/order_consumer";
       assertThat(up.printed())
+          .contains("http://localhost:" + orders)
+          .contains("./iox produce --bootstrap " + bootstrap)
+          .contains("./iox inspect --jdbc-url " + ordersDatabase)
+          .contains("OTLP to " + collector.endpoint())
           .contains(
               relay.equals("connect")
                   ? "relay               Kafka Connect worker"
                   : "relay               embedded");
 
+      assertThat(
+              IoxProcess.run("produce", "--bootstrap", bootstrap, "--count", "20", "--rate", "0"))
+          .contains("20 orders")
+          .contains("all acknowledged");
       assertThat(OrderRequests.placeOrder(orders, key, traceparent).statusCode()).isEqualTo(201);
       await("the payment result claimed by order-consumer in the client's trace")
           .atMost(Duration.ofMinutes(2))
@@ -161,10 +174,39 @@ class IoxUpTracingIT {
                     .as(describe(all))
                     .allSatisfy(span -> assertThat(parents).contains(span.parentSpanId()));
               });
+      // The 20 Kafka orders and those over HTTP, each paid or failed through the provider and
+      // relayed back.
+      await("orders placed and settled, seen by iox inspect")
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(2))
+          .until(
+              () -> IoxProcess.run("inspect", "--jdbc-url", ordersDatabase, "--json"),
+              inspect -> inspect.contains("order-payments") && inspect.contains("OrderPaid"));
+
+      List<String> stopping = up.terminate(Duration.ofSeconds(90));
+
+      assertThat(stopping).as("iox up stopped on SIGTERM").isNotNull();
+      Map<String, Integer> ports =
+          Map.of(
+              "PostgreSQL", postgres,
+              "Kafka", kafka,
+              "order-consumer", orders,
+              "payment-consumer", payments,
+              "payment provider", provider);
+      // PostgreSQL, started through pg_ctl, is no process of its own that a kill of iox would
+      // reach: its port closed shows the stop reached it.
+      ports.forEach(
+          (what, port) ->
+              assertThat(IoxProcess.listening(port))
+                  .as("%s's port %d closed", what, port)
+                  .isFalse());
+      // Everything is stopped in order before the JVM exits: no broker writing into a directory
+      // already deleted, no pg_ctl stop killed half-way.
+      assertThat(stopping)
+          .as(String.join("\n", stopping))
+          .contains("stopped.")
+          .noneMatch(line -> line.contains("ERROR") || line.contains("Exception"));
     }
-    // Done with iox up, nothing it started runs on: PostgreSQL, started through pg_ctl, is no
-    // process of its own that a kill of iox would reach.
-    assertThat(IoxProcess.listening(postgres)).as("PostgreSQL's port closed").isFalse();
   }
 
   private static void sendTwice(int kafkaPort, String key, String traceparent) throws Exception {
