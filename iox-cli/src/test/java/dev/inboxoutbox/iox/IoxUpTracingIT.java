@@ -20,6 +20,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,7 +34,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the provider's webhook, its outbox, and order-consumer's claim of the payment result, every span
  * under the client's trace id; the client's retry of the request and a command delivered twice over
  * Kafka are in that trace as duplicates.
+ *
+ * <p>The two relay arms run at once: each is an {@code iox up} of its own on ports of its own, and
+ * mostly waits on it (the class set iox-cli's length, 75 s run one after the other).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class IoxUpTracingIT {
 
   /**
