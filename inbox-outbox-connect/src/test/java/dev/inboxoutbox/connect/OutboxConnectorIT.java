@@ -4,12 +4,10 @@ import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.connect.ConnectRest;
-import dev.inboxoutbox.devstack.connect.ConnectWorker;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
@@ -29,9 +27,8 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The outbox connector on a real Kafka Connect worker (a child JVM started from the checked-in
@@ -43,24 +40,11 @@ class OutboxConnectorIT {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String CONNECTOR = "iox-outbox";
 
-  private Database database;
-  private ConnectWorker worker;
-
-  @BeforeEach
-  void freshDatabaseAndWorker() {
-    database = MigratedDatabase.create();
-    worker = RelayFiles.soleWorker(database).start();
-  }
-
-  @AfterEach
-  void closeAll() {
-    worker.close();
-    database.close();
-  }
+  @RegisterExtension final WorkerPerTest relayed = new WorkerPerTest();
 
   @Test
   void theCheckedInFilesPublishEachRowWithTheEmbeddedRelaysTopicKeyValueAndHeaders() {
-    ConnectRest rest = worker.rest();
+    ConnectRest rest = relayed.worker().rest();
     rest.putConnector(CONNECTOR, RelayFiles.connector());
     rest.awaitRunning(CONNECTOR, PATIENCE);
 
@@ -73,7 +57,7 @@ class OutboxConnectorIT {
             .causationId("cause-1")
             .build();
     OutboxEvent untraced = OutboxEvent.of(aggregateType, "order-2", "OrderPaid", "{}");
-    append(database, List.of(traced, untraced));
+    append(relayed.database(), List.of(traced, untraced));
 
     Map<String, ConsumerRecord<String, byte[]>> byId = new HashMap<>();
     try (TopicReader reader = new TopicReader("outbox.event." + aggregateType)) {
@@ -109,7 +93,7 @@ class OutboxConnectorIT {
    */
   @Test
   void aRequestsTraceReachesAnObservedConsumerThroughTheWorker() throws Exception {
-    ConnectRest rest = worker.rest();
+    ConnectRest rest = relayed.worker().rest();
     rest.putConnector(CONNECTOR, RelayFiles.connector());
     rest.awaitRunning(CONNECTOR, PATIENCE);
     String aggregateType = "trc" + UUID.randomUUID().toString().substring(0, 8);
@@ -117,7 +101,7 @@ class OutboxConnectorIT {
       Outbox outbox = Outbox.builder().observationRegistry(tracing.registry()).build();
       Observation request = Observation.start("http.server.requests", tracing.registry());
       try (Observation.Scope scope = request.openScope();
-          Connection connection = database.connect()) {
+          Connection connection = relayed.database().connect()) {
         connection.setAutoCommit(false);
         outbox.append(connection, OutboxEvent.of(aggregateType, "order-1", "OrderPlaced", "{}"));
         connection.commit();
@@ -138,7 +122,7 @@ class OutboxConnectorIT {
               Map.of("bootstrap.servers", DevStack.shared().kafka().bootstrapServers()),
               "connect-traced")) {
         BatchProcessor.builder("connect-traced")
-            .dataSource(database.dataSource())
+            .dataSource(relayed.database().dataSource())
             .handler((message, context) -> Outcome.success())
             .deadLetterProducer(deadLetters)
             .observationRegistry(tracing.registry())
@@ -153,13 +137,13 @@ class OutboxConnectorIT {
 
   @Test
   void aSteadyStreamLosesNoEventOverARestartASigtermAndAKillOfTheWorker() throws Exception {
-    ConnectRest rest = worker.rest();
+    ConnectRest rest = relayed.worker().rest();
     rest.putConnector(CONNECTOR, RelayFiles.connector());
     rest.awaitRunning(CONNECTOR, PATIENCE);
     String aggregateType = "steady" + UUID.randomUUID().toString().substring(0, 8);
 
     Set<String> committed;
-    try (SteadyStream stream = new SteadyStream(database, aggregateType);
+    try (SteadyStream stream = new SteadyStream(relayed.database(), aggregateType);
         TopicReader reader = new TopicReader(stream.topic())) {
       awaitPublished(reader, stream.committed());
 
@@ -167,13 +151,14 @@ class OutboxConnectorIT {
       rest.awaitRunning(CONNECTOR, PATIENCE);
       awaitPublished(reader, stream.committed());
 
-      worker.stop(); // SIGTERM: tasks stopped, offsets flushed
-      worker.start();
+      relayed.worker().stop(); // SIGTERM: tasks stopped, offsets flushed
+      relayed.worker().start();
       rest.awaitRunning(CONNECTOR, PATIENCE);
       awaitPublished(reader, stream.committed());
 
-      worker.kill(); // SIGKILL: the offsets of the last second are lost, the slot is not moved
-      worker.start();
+      // SIGKILL: the offsets of the last second are lost, the slot is not moved
+      relayed.worker().kill();
+      relayed.worker().start();
       rest.awaitRunning(CONNECTOR, PATIENCE);
       committed = stream.stop();
       awaitPublished(reader, committed);

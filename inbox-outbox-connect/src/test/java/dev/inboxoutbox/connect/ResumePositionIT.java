@@ -6,11 +6,8 @@ import static dev.inboxoutbox.connect.OutboxConnectorIT.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.inboxoutbox.MigratedDatabase;
-import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.connect.ConnectRest;
 import dev.inboxoutbox.devstack.connect.ConnectRest.SourceOffset;
-import dev.inboxoutbox.devstack.connect.ConnectWorker;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.testing.kafka.TopicReader;
@@ -25,9 +22,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Where the outbox connector resumes on a real Kafka Connect worker: after a stored offset at a
@@ -40,20 +36,7 @@ class ResumePositionIT {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String CONNECTOR = "iox-outbox";
 
-  private Database database;
-  private ConnectWorker worker;
-
-  @BeforeEach
-  void freshDatabaseAndWorker() {
-    database = MigratedDatabase.create();
-    worker = RelayFiles.soleWorker(database).start();
-  }
-
-  @AfterEach
-  void closeAll() {
-    worker.close();
-    database.close();
-  }
+  @RegisterExtension final WorkerPerTest relayed = new WorkerPerTest();
 
   @Test
   void aLongTransactionWhoseLaterRowFollowsTheStoredCommitInTheWalIsPublishedAfterARestart()
@@ -76,7 +59,7 @@ class ResumePositionIT {
 
     assertThat(published)
         .doesNotContain(layout.first().id().toString(), layout.last().id().toString());
-    assertThat(worker.rest().status(CONNECTOR).running()).isTrue();
+    assertThat(relayed.worker().rest().status(CONNECTOR).running()).isTrue();
   }
 
   /** A long transaction's two rows and an event committed after everything else. */
@@ -96,7 +79,7 @@ class ResumePositionIT {
    * and answers the ids it published up to the event committed after everything else.
    */
   private Set<String> publishedAfter(Layout layout, String connectorClass) throws Exception {
-    ConnectRest rest = worker.rest();
+    ConnectRest rest = relayed.worker().rest();
     Map<String, String> config = RelayFiles.connector();
     config.put("connector.class", connectorClass);
     // Longer than Debezium's 500 ms poll: heartbeats fall due while the stream is quiet, at the
@@ -104,14 +87,14 @@ class ResumePositionIT {
     config.put("heartbeat.interval.ms", "1000");
     String aggregateType = layout.first().aggregateType();
     String topic = "outbox.event." + aggregateType;
-    try (Connection connection = database.connect();
+    try (Connection connection = relayed.database().connect();
         Statement statement = connection.createStatement()) {
       statement.execute("VACUUM ANALYZE"); // or autovacuum may commit its work in between
     }
     rest.putConnector(CONNECTOR, config);
     rest.awaitRunning(CONNECTOR, PATIENCE);
     OutboxEvent warmUp = OutboxEvent.of(aggregateType, "o-warm-up", "BeforeTheStop", "{}");
-    append(database, List.of(warmUp));
+    append(relayed.database(), List.of(warmUp));
     try (TopicReader reader = new TopicReader(topic)) {
       awaitPublished(reader, Set.of(warmUp.id().toString()));
     }
@@ -119,10 +102,10 @@ class ResumePositionIT {
 
     Outbox outbox = Outbox.builder().build();
     long commitEnd;
-    try (Connection longTransaction = database.connect()) {
+    try (Connection longTransaction = relayed.database().connect()) {
       longTransaction.setAutoCommit(false);
       outbox.append(longTransaction, layout.first());
-      try (Connection connection = database.connect()) {
+      try (Connection connection = relayed.database().connect()) {
         connection.setAutoCommit(false);
         outbox.append(
             connection, OutboxEvent.of(aggregateType, "o-short", "CommittedInBetween", "{}"));
@@ -136,7 +119,7 @@ class ResumePositionIT {
       longTransaction.commit();
     }
     rest.alterOffsets(CONNECTOR, List.of(movedTo(heartbeat, commitEnd)));
-    append(database, List.of(layout.afterwards()));
+    append(relayed.database(), List.of(layout.afterwards()));
     rest.resume(CONNECTOR);
     rest.awaitRunning(CONNECTOR, PATIENCE);
     try (TopicReader reader = new TopicReader(topic)) {
