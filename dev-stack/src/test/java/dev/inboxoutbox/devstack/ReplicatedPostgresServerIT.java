@@ -73,12 +73,16 @@ class ReplicatedPostgresServerIT {
       insertReturningTransaction(database, 1);
       // The standby's copy becomes one that survives promotion once the primary's slot moved past
       // what the standby can keep (its catalog xmin included): a reader that goes on reading and
-      // confirming, as a relay does, moves it.
+      // confirming moves it, at the snapshots of running transactions PostgreSQL logs every 15 s
+      // unless asked for one. The relay's failover watch asks for them; here the standby's sync
+      // worker is woken too, rather than waited for after its naps (up to 30 s).
       await("the slot synchronized to the standby")
           .atMost(PATIENCE)
           .until(
               () -> {
                 execute(database, "SELECT count(*) FROM " + changes("get"));
+                execute(database, "SELECT pg_log_standby_snapshot()");
+                pair.wakeSlotSync();
                 return pair.standbySlotSynced("relay");
               });
       String beforeFailover = insertReturningTransaction(database, 2);
