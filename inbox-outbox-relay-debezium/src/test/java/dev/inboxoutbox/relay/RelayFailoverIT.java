@@ -64,7 +64,7 @@ class RelayFailoverIT {
   @Test
   void aFailoverUnderWritesLosesNoCommittedEventAndPublishesNoPhantom() throws Exception {
     String topicPrefix = "f" + UUID.randomUUID().toString().substring(0, 8);
-    relay = OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build()).build().start();
+    relay = OutboxRelay.builder(settings(topicPrefix)).build().start();
     await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
     awaitSlotSynced();
     assertThat(relay.status().failoverRisks())
@@ -145,10 +145,7 @@ class RelayFailoverIT {
    * for the standby's lasting copy.
    */
   private Duration exposureUnderTwoWriters(Runnable newStandby) throws Exception {
-    relay =
-        OutboxRelay.builder(RelayIT.settings(database, "c" + UUID.randomUUID()).build())
-            .build()
-            .start();
+    relay = OutboxRelay.builder(settings("c" + UUID.randomUUID())).build().start();
     await("relay running").atMost(PATIENCE).until(() -> relay.state() == RelayState.RUNNING);
     awaitSlotSynced();
     // Each holds a written transaction open for 100 ms and starts the next 5 ms after its commit:
@@ -205,6 +202,15 @@ class RelayFailoverIT {
               pair.wakeSlotSync();
               return slotSynced();
             });
+  }
+
+  /**
+   * Heartbeats every second: while the outbox is quiet the relay confirms its slot only at them,
+   * and the slot's first copy on the standby waited up to two default intervals (10 s each) for
+   * that.
+   */
+  private RelaySettings settings(String topicPrefix) {
+    return RelayIT.settings(database, topicPrefix).heartbeatInterval(Duration.ofSeconds(1)).build();
   }
 
   private boolean slotSynced() throws SQLException {
