@@ -36,7 +36,8 @@ class FailoverReadinessIT {
     try (Database database = MigratedDatabase.create();
         Connection connection = database.connect();
         Statement statement = connection.createStatement()) {
-      RelaySettings settings = RelayIT.settings(database, "r" + UUID.randomUUID()).build();
+      RelaySettings settings =
+          RelayOnAFreshDatabase.settings(database, "r" + UUID.randomUUID()).build();
       try (OutboxRelay relay = OutboxRelay.builder(settings).build().start()) {
         await("the relay's reader streaming")
             .atMost(Duration.ofSeconds(90))

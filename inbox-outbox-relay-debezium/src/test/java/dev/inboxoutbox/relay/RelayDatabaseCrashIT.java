@@ -53,9 +53,11 @@ class RelayDatabaseCrashIT {
       String topicPrefix = "t" + UUID.randomUUID().toString().substring(0, 8);
       // Two instances, as two services run them: after a crash either may lead.
       try (OutboxRelay relay =
-              OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build()).build().start();
+              OutboxRelay.builder(RelayOnAFreshDatabase.settings(database, topicPrefix).build())
+                  .build()
+                  .start();
           OutboxRelay standby =
-              OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build())
+              OutboxRelay.builder(RelayOnAFreshDatabase.settings(database, topicPrefix).build())
                   .build()
                   .start()) {
         await("relay running")
@@ -83,8 +85,9 @@ class RelayDatabaseCrashIT {
 
         try (TopicReader reader = new TopicReader(topicPrefix + ".order")) {
           List<ConsumerRecord<String, byte[]>> records =
-              reader.readUntil(seen -> RelayIT.distinctIds(seen).containsAll(committed), PATIENCE);
-          assertThat(RelayIT.distinctIds(records)).containsAll(committed);
+              reader.readUntil(
+                  seen -> RelayOnAFreshDatabase.distinctIds(seen).containsAll(committed), PATIENCE);
+          assertThat(RelayOnAFreshDatabase.distinctIds(records)).containsAll(committed);
         }
         try {
           await("every published row stamped")

@@ -210,7 +210,9 @@ class RelayFailoverIT {
    * that.
    */
   private RelaySettings settings(String topicPrefix) {
-    return RelayIT.settings(database, topicPrefix).heartbeatInterval(Duration.ofSeconds(1)).build();
+    return RelayOnAFreshDatabase.settings(database, topicPrefix)
+        .heartbeatInterval(Duration.ofSeconds(1))
+        .build();
   }
 
   private boolean slotSynced() throws SQLException {

@@ -56,7 +56,7 @@ class RelayTracingIT {
   @Test
   void aTracedEventIsPublishedUnderSpansOfItsTrace() throws Exception {
     relay =
-        OutboxRelay.builder(RelayIT.settings(database, topicPrefix).build())
+        OutboxRelay.builder(RelayOnAFreshDatabase.settings(database, topicPrefix).build())
             .observationRegistry(tracing.registry())
             .build();
     relay.start();
