@@ -1,7 +1,13 @@
 package dev.inboxoutbox.connect;
 
 import io.debezium.connector.postgresql.PostgresConnector;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 
 /**
@@ -16,6 +22,26 @@ public class OutboxConnector extends PostgresConnector {
   public void start(Map<String, String> props) {
     DebeziumVersion.requireBuiltAgainst();
     super.start(props);
+  }
+
+  /**
+   * Debezium's validation, with a value for every setting the connector defines. Debezium answers
+   * for fewer settings than {@link #config()} names, and when one of its answers holds an error,
+   * Kafka Connect fails on the settings without one while it words the error (KAFKA-20693): a PUT
+   * of a configuration with a wrong port was answered 500 with a NullPointerException instead of
+   * 400 naming the port.
+   */
+  @Override
+  public Config validate(Map<String, String> connectorConfigs) {
+    List<ConfigValue> values = new ArrayList<>(super.validate(connectorConfigs).configValues());
+    Set<String> answered = values.stream().map(ConfigValue::name).collect(Collectors.toSet());
+    config().configKeys().keySet().stream()
+        .filter(name -> !answered.contains(name))
+        .forEach(
+            name ->
+                values.add(
+                    new ConfigValue(name, connectorConfigs.get(name), List.of(), List.of())));
+    return new Config(values);
   }
 
   @Override

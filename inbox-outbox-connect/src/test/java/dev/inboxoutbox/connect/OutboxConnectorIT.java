@@ -3,6 +3,7 @@ package dev.inboxoutbox.connect;
 import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.devstack.Database;
@@ -84,6 +85,25 @@ class OutboxConnectorIT {
         .as("the router's header for a null column (docs/relay.md)")
         .isNull();
     assertThat(rest.status(CONNECTOR).connector().state()).isEqualTo("RUNNING");
+  }
+
+  /**
+   * A configuration the connector's validation rejects is answered as Kafka Connect answers any
+   * invalid configuration: 400 with what is wrong, and no connector.
+   */
+  @Test
+  void aConfigurationTheConnectorRejectsIsAnsweredWithWhatIsWrong() {
+    ConnectRest rest = relayed.worker().rest();
+    Map<String, String> config = RelayFiles.connector();
+    config.put("database.port", "1");
+
+    assertThatThrownBy(() -> rest.putConnector(CONNECTOR, config))
+        .isInstanceOf(ConnectRest.ConnectCallException.class)
+        .hasMessageContaining("answered 400")
+        .hasMessageContaining("Connection to localhost:1 refused")
+        .hasMessageNotContaining("NullPointerException")
+        .hasMessageNotContaining("Cannot invoke");
+    assertThatThrownBy(() -> rest.status(CONNECTOR)).hasMessageContaining("answered 404");
   }
 
   /**
