@@ -35,14 +35,7 @@ final class EmbeddedKafkaServer implements KafkaServer {
     properties.put("auto.create.topics.enable", "true");
     properties.put("num.partitions", "3");
     properties.put("offsets.topic.num.partitions", "5");
-    properties.put("group.initial.rebalance.delay.ms", "0");
-    // Lets tests and chaos runs detect a killed consumer in seconds (the broker's default floor is
-    // 6 s).
-    properties.put("group.min.session.timeout.ms", "1000");
-    // The consumer group protocol (KIP-848) hands out assignments on heartbeats, 5 s apart by
-    // default: an instance joining a group took three of them to get its share.
-    properties.put("group.consumer.heartbeat.interval.ms", "1000");
-    properties.put("group.consumer.min.heartbeat.interval.ms", "1000");
+    properties.putAll(ConsumerGroupTimings.BROKER_SETTINGS);
     properties.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
     int port = settings.kafkaPort();
     if (port > 0) {

@@ -35,28 +35,29 @@ public final class KafkaCluster implements AutoCloseable {
   public static final int BROKERS = 3;
 
   private static final Map<String, String> SETTINGS =
-      Map.ofEntries(
-          Map.entry("num.partitions", "3"),
-          Map.entry("default.replication.factor", "3"),
-          Map.entry("min.insync.replicas", "2"),
-          Map.entry("offsets.topic.replication.factor", "3"),
-          Map.entry("offsets.topic.num.partitions", "5"),
-          Map.entry("transaction.state.log.replication.factor", "3"),
-          Map.entry("transaction.state.log.min.isr", "2"),
-          Map.entry("auto.create.topics.enable", "true"),
-          Map.entry("unclean.leader.election.enable", "false"),
-          Map.entry("group.initial.rebalance.delay.ms", "0"),
-          // A killed consumer is detected in seconds (the broker's default floor is 6 s).
-          Map.entry("group.min.session.timeout.ms", "1000"),
-          // Consumer group protocol (KIP-848) assignments travel on heartbeats: 1 s apart, not 5.
-          Map.entry("group.consumer.heartbeat.interval.ms", "1000"),
-          Map.entry("group.consumer.min.heartbeat.interval.ms", "1000"),
-          // A killed broker is fenced after 3 s instead of 9 s: leadership moves sooner.
-          Map.entry("broker.session.timeout.ms", "3000"),
-          Map.entry("broker.heartbeat.interval.ms", "1000"),
-          Map.entry("num.network.threads", "2"),
-          Map.entry("num.io.threads", "4"),
-          Map.entry("log.cleaner.enable", "false"));
+      withConsumerGroupTimings(
+          Map.ofEntries(
+              Map.entry("num.partitions", "3"),
+              Map.entry("default.replication.factor", "3"),
+              Map.entry("min.insync.replicas", "2"),
+              Map.entry("offsets.topic.replication.factor", "3"),
+              Map.entry("offsets.topic.num.partitions", "5"),
+              Map.entry("transaction.state.log.replication.factor", "3"),
+              Map.entry("transaction.state.log.min.isr", "2"),
+              Map.entry("auto.create.topics.enable", "true"),
+              Map.entry("unclean.leader.election.enable", "false"),
+              // A killed broker is fenced after 3 s instead of 9 s: leadership moves sooner.
+              Map.entry("broker.session.timeout.ms", "3000"),
+              Map.entry("broker.heartbeat.interval.ms", "1000"),
+              Map.entry("num.network.threads", "2"),
+              Map.entry("num.io.threads", "4"),
+              Map.entry("log.cleaner.enable", "false")));
+
+  private static Map<String, String> withConsumerGroupTimings(Map<String, String> settings) {
+    Map<String, String> all = new HashMap<>(settings);
+    all.putAll(ConsumerGroupTimings.BROKER_SETTINGS);
+    return Map.copyOf(all);
+  }
 
   private final List<KafkaBroker> brokers = new ArrayList<>();
   private final List<TcpProxy> proxies;
