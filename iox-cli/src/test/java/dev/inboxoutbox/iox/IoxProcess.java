@@ -151,10 +151,16 @@ final class IoxProcess implements AutoCloseable {
         List.of("-cp", System.getProperty("java.class.path"), Iox.class.getName()), arguments);
   }
 
-  /** This JVM's {@code java} with {@code launch} (what to run) and {@code iox}'s arguments. */
+  /**
+   * This JVM's {@code java} with {@code launch} (what to run) and {@code iox}'s arguments. C1 only,
+   * as the test JVMs themselves (and {@code ./iox chaos}): each {@code iox} lives under two minutes
+   * here, too short for C2's compilations to pay back their CPU, and the JIT changes nothing of
+   * what the tests check.
+   */
   private static ProcessBuilder command(List<String> launch, String... arguments) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-XX:TieredStopAtLevel=1");
     command.addAll(launch);
     command.addAll(List.of(arguments));
     return new ProcessBuilder(command).redirectErrorStream(true);
