@@ -29,7 +29,7 @@ public class OutboxConnector extends PostgresConnector {
    * for fewer settings than {@link #config()} names, and when one of its answers holds an error,
    * Kafka Connect fails on the settings without one while it words the error (KAFKA-20693): a PUT
    * of a configuration with a wrong port was answered 500 with a NullPointerException instead of
-   * 400 naming the port.
+   * 400 with Debezium's reason (the connection refused).
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
