@@ -8,13 +8,13 @@ import dev.inboxoutbox.chaos.options.NegativeControl;
 import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.cli.DurationConverter;
 import dev.inboxoutbox.devstack.KafkaCluster;
+import dev.inboxoutbox.devstack.StopRequest;
 import dev.inboxoutbox.devstack.StopSignal;
 import dev.inboxoutbox.orders.load.LoadShares;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.BooleanSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -419,11 +419,13 @@ public final class ChaosCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
     // A stop signal interrupts the run: its resources then close in order, as after a failure.
-    BooleanSupplier stopSignalled = StopSignal.interruptOnFirst(Thread.currentThread());
+    StopRequest stop = StopSignal.interruptOnFirst(Thread.currentThread());
     try {
-      return new ChaosRun(options, faultOptions, network, floors, System.out).run().exitCode();
+      return new ChaosRun(options, faultOptions, network, floors, stop, System.out)
+          .run()
+          .exitCode();
     } catch (Exception e) {
-      if (!stopSignalled.getAsBoolean()) {
+      if (!stop.getAsBoolean()) {
         throw e;
       }
       System.out.printf(

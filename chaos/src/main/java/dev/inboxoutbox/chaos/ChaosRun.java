@@ -25,6 +25,7 @@ import dev.inboxoutbox.devstack.DevStackSettings;
 import dev.inboxoutbox.devstack.FreePorts;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import dev.inboxoutbox.devstack.MachineLoad;
+import dev.inboxoutbox.devstack.StopRequest;
 import dev.inboxoutbox.devstack.TcpProxy;
 import dev.inboxoutbox.orders.load.LoadProducer;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
@@ -69,6 +70,7 @@ final class ChaosRun {
   private final NetworkChaos.Settings network;
   private final FaultOptions faultOptions;
   private final ProofFloors floors;
+  private final StopRequest stop;
   private final PrintStream out;
   private final Random random;
 
@@ -77,10 +79,12 @@ final class ChaosRun {
       FaultOptions faultOptions,
       NetworkChaos.Settings network,
       ProofFloors floors,
+      StopRequest stop,
       PrintStream out) {
     this.options = options;
     this.faultOptions = faultOptions;
     this.floors = floors;
+    this.stop = stop;
     this.network = network;
     this.out = out;
     this.random = new Random(options.seed());
@@ -114,11 +118,14 @@ final class ChaosRun {
     Optional<KafkaCluster> cluster =
         faultOptions.kafkaBrokers() == KafkaCluster.BROKERS && settings.kafkaBootstrap().isEmpty()
             ? Optional.of(
-                KafkaCluster.start(runDirectory.resolve("kafka"), !network.faults().isEmpty()))
+                stop.start(
+                    () ->
+                        KafkaCluster.start(
+                            runDirectory.resolve("kafka"), !network.faults().isEmpty())))
             : Optional.empty();
     DevStackSettings stackSettings = stackSettings(settings, cluster);
     try (AutoCloseable stopCluster = () -> cluster.ifPresent(KafkaCluster::close);
-        DevStack stack = DevStack.start(stackSettings);
+        DevStack stack = stop.start(() -> DevStack.start(stackSettings));
         Database ordersDb = stack.postgres().createDatabase();
         Database paymentsDb = stack.postgres().createDatabase();
         ServiceFleet fleet = new ServiceFleet(random, options.restartDelay(), out);

@@ -6,6 +6,7 @@ import dev.inboxoutbox.chaos.fleet.ServiceProcess;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.devstack.DevStackSettings;
+import dev.inboxoutbox.devstack.StopRequest;
 import dev.inboxoutbox.devstack.StopSignal;
 import dev.inboxoutbox.provider.PaymentProviderSimulator;
 import java.io.PrintStream;
@@ -21,7 +22,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.BooleanSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -142,10 +142,10 @@ public final class UpCommand implements Callable<Integer> {
     Deque<AutoCloseable> running = new ArrayDeque<>();
     Thread stopOnExit = new Thread(() -> closeAll(running), "iox-up-shutdown");
     Runtime.getRuntime().addShutdownHook(stopOnExit);
-    BooleanSupplier stopSignalled = StopSignal.interruptOnFirst(Thread.currentThread());
+    StopRequest stop = StopSignal.interruptOnFirst(Thread.currentThread());
     try {
       out.println("starting the dev stack...");
-      DevStack stack = push(running, DevStack.start(settings));
+      DevStack stack = push(running, stop.start(() -> DevStack.start(settings)));
       Database orders = stack.postgres().database("order_consumer");
       Database payments = stack.postgres().database("payment_consumer");
       String bootstrap = stack.kafka().bootstrapServers();
@@ -190,7 +190,7 @@ public final class UpCommand implements Callable<Integer> {
       printWhereEverythingIs(orders, payments, bootstrap, provider, relayLine, logs);
       new CountDownLatch(1).await();
     } catch (Exception e) {
-      if (!stopSignalled.getAsBoolean()) {
+      if (!stop.getAsBoolean()) {
         throw e;
       }
       // However the interrupt surfaced, the stop below must not see it: it waits for processes.

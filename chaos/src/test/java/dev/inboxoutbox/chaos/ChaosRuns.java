@@ -6,6 +6,7 @@ import dev.inboxoutbox.chaos.options.ChaosOptions;
 import dev.inboxoutbox.chaos.options.NegativeControl;
 import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.Verdict;
+import dev.inboxoutbox.devstack.StopRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -160,6 +161,7 @@ final class ChaosRuns {
                 faults,
                 network,
                 floors,
+                StopRequest.never(),
                 new PrintStream(new TeeStream(out, System.out), true, StandardCharsets.UTF_8))
             .run();
     return new Run(verdict, buffer.toString(StandardCharsets.UTF_8));

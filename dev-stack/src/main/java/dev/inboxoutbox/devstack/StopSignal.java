@@ -3,7 +3,6 @@ package dev.inboxoutbox.devstack;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import sun.misc.Signal;
 
 /**
@@ -22,16 +21,13 @@ public final class StopSignal {
    * From now on the first of those signals interrupts {@code thread}, whose try-with-resources and
    * finally blocks then stop what it started; a second one exits at once, through the shutdown
    * hooks, for someone whose stop hangs. The result tells an interrupt by a signal from any other
-   * failure.
+   * failure, and holds the interrupt off while the thread starts a server ({@link
+   * StopRequest#start}).
    */
-  public static BooleanSupplier interruptOnFirst(Thread thread) {
-    AtomicBoolean received = new AtomicBoolean();
-    onFirst(
-        () -> {
-          received.set(true);
-          thread.interrupt();
-        });
-    return received::get;
+  public static StopRequest interruptOnFirst(Thread thread) {
+    StopRequest stop = new StopRequest(thread);
+    onFirst(stop::request);
+    return stop;
   }
 
   /** Waits for the first of those signals; a second one exits at once. */

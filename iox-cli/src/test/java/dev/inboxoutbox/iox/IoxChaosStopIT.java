@@ -45,4 +45,37 @@ class IoxChaosStopIT {
       assertThat(chaos.exitValue()).isEqualTo(130);
     }
   }
+
+  /**
+   * A stop while the stack starts: the in-JVM broker's start swallows the interrupt and retries, so
+   * the run must ask for the stop itself once the start returns instead of running on.
+   */
+  @Test
+  void aSignalWhileTheStackStartsStopsTheRunBeforeItsLoad() throws Exception {
+    try (IoxProcess chaos =
+        IoxProcess.start(
+            "chaos",
+            "--quick",
+            "--orders=20000",
+            "--rate=100",
+            "--repo=" + Repository.ROOT,
+            "--reports=" + Files.createTempDirectory("iox-chaos-stop"))) {
+      await("the stack starting")
+          .atMost(Duration.ofMinutes(2))
+          .until(
+              () ->
+                  chaos.output().stream().anyMatch(line -> line.startsWith("faults: "))
+                      || !chaos.isAlive());
+      assertThat(chaos.isAlive()).as(chaos.printed()).isTrue();
+
+      List<String> stopping = chaos.terminate(Duration.ofSeconds(60));
+
+      assertThat(stopping).as("iox chaos stopped on SIGTERM").isNotNull();
+      assertThat(stopping)
+          .as(String.join("\n", stopping))
+          .anyMatch(line -> line.contains("stopped before the verdict"))
+          .noneMatch(line -> line.contains(" sent "));
+      assertThat(chaos.exitValue()).isEqualTo(130);
+    }
+  }
 }
