@@ -214,7 +214,8 @@ final class ChaosRun {
                 progress,
                 faults,
                 cpu,
-                loadStarted);
+                loadStarted,
+                logs);
         Instant loadEnded =
             loadAndFaults(run, infrastructure, networkChaos, background, crashPointsArmed);
         settle(run, loadEnded, background);
@@ -429,6 +430,9 @@ final class ChaosRun {
             run.bootstrap(),
             () -> run.provider().webhookStats().pending(),
             options.quiescenceTimeout());
+    if (settled.outcome() == Progress.Settled.Outcome.TIMED_OUT) {
+      StuckRunEvidence.collect(run.fleet().all(), run.ordersDb().dataSource(), run.logs());
+    }
     run.fleet().stopRestarting();
     progress.endLine();
     // The orders settled cost the CPU used until quiet; the verification's own is left out.
@@ -446,7 +450,8 @@ final class ChaosRun {
                   + (settled.down().isEmpty()
                       ? ""
                       : " (not up: " + String.join(", ", settled.down()) + ")")
-                  + ": verifying anyway";
+                  + ": verifying anyway; each service's threads are in its log, PostgreSQL's sessions in "
+                  + StuckRunEvidence.SESSIONS_FILE;
         });
   }
 
@@ -538,7 +543,8 @@ final class ChaosRun {
       Progress progress,
       FaultLog faults,
       CpuAccountant cpu,
-      Instant loadStarted) {}
+      Instant loadStarted,
+      Path logs) {}
 
   /**
    * Kills at random intervals while the load lasts and samples progress once a second. A time-boxed

@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -368,16 +369,22 @@ public final class Verifier {
 
   private Invariant caughtUp() throws Exception {
     long lag = 0;
-    StringBuilder detail = new StringBuilder();
+    StringJoiner detail = new StringJoiner(" ", "lag ", "");
+    List<KafkaLag.PartitionLag> behind = new ArrayList<>();
     try (KafkaLag kafka = new KafkaLag(bootstrap)) {
       for (String[] group : CONSUMER_GROUPS) {
         long groupLag = kafka.lag(group[0], group[1]);
         lag += groupLag;
-        detail.append(group[0]).append('=').append(groupLag).append(' ');
+        detail.add(group[0] + "=" + groupLag);
+        if (groupLag > 0) {
+          behind.addAll(kafka.behind(group[0], group[1]));
+        }
       }
     }
-    return Invariant.of(
-        "consumers caught up", CONSUMER_GROUPS.size(), lag, "lag " + detail.toString().trim());
+    // Which partition stands still and who holds it: a member that keeps a partition without
+    // consuming it, or a partition no member holds, are different faults.
+    behind.forEach(partition -> detail.add("(" + partition + ")"));
+    return Invariant.of("consumers caught up", CONSUMER_GROUPS.size(), lag, detail.toString());
   }
 
   /** Every record of {@code topic} from its beginning to its end at the time of the call. */
