@@ -50,7 +50,7 @@ public final class BatchProcessor {
     TransactionRunner transactions = transactionsOf(b);
     this.settings = Objects.requireNonNull(b.settings, "settings");
     MessageHandler handler = Objects.requireNonNull(b.handler, "handler");
-    this.stats = new ConsumerStats();
+    this.stats = new ConsumerStats(settings.stuckAfter());
     this.hooks = b.hooks;
     this.validator = new RecordValidator(settings, b.inbox, stats);
     RecordTracing tracing =
@@ -165,6 +165,18 @@ public final class BatchProcessor {
       return;
     }
     stats.batch();
+    Map<TopicPartition, Long> resumeAt = firstOffsets(records);
+    stats.batchStarted(resumeAt.keySet(), records.size(), Instant.now());
+    try {
+      processStarted(records, resumeAt);
+    } finally {
+      stats.batchEnded();
+    }
+  }
+
+  private void processStarted(
+      List<ConsumerRecord<String, byte[]>> records, Map<TopicPartition, Long> resumeAt)
+      throws BatchIncompleteException, InterruptedException {
     List<DeadLetters.Entry> rejected = new ArrayList<>();
     List<ValidatedRecord> valid = new ArrayList<>();
     long validationStarted = System.nanoTime();
@@ -177,7 +189,6 @@ public final class BatchProcessor {
       }
     }
     stats.stageSince(ConsumerStats.Stage.VALIDATION, validationStarted);
-    Map<TopicPartition, Long> resumeAt = firstOffsets(records);
     try {
       rejected.addAll(apply(valid));
     } catch (DatabaseUnavailableException e) {

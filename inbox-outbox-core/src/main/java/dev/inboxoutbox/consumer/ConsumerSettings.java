@@ -195,8 +195,10 @@ public final class ConsumerSettings {
 
     /**
      * A partition whose batch keeps failing this long counts as stuck ({@link
-     * BatchProcessor#stuck()}, the starter's health and metrics). A failure no retry can fix, such
-     * as a dead letter Kafka refuses for good, is stuck at once. Default 1 minute.
+     * BatchProcessor#stuck()}, the starter's health and metrics), and so does one whose batch has
+     * neither failed nor finished for this long (a handler waiting on a lock or a call). A failure
+     * no retry can fix, such as a dead letter Kafka refuses for good, is stuck at once. Default 1
+     * minute.
      */
     public Builder stuckAfter(Duration stuckAfter) {
       this.stuckAfter = stuckAfter;

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -20,7 +21,9 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>{@link #failure()} is the retry state: partitions whose batch failed and has not been done
  * since. It is kept per partition, so one partition that keeps failing is not hidden by others that
- * succeed (several listener threads share these stats).
+ * succeed (several listener threads share these stats). A batch that has neither failed nor
+ * finished for the consumer's {@code stuckAfter} (a handler blocked on a lock or a call that does
+ * not return) counts too: nothing else would tell that its partitions stand still.
  *
  * <p>{@code transactionSuspensions} counts the times a handler suspended the batch transaction (an
  * inner REQUIRES_NEW or NOT_SUPPORTED transaction, as far as the transaction runner can tell): its
@@ -78,9 +81,17 @@ public final class ConsumerStats {
   private final Map<DeadLetterReason, AtomicLong> deadLetters =
       new EnumMap<>(DeadLetterReason.class);
   private final Map<TopicPartition, PartitionFailure> failing = new ConcurrentHashMap<>();
+  private final Map<Thread, Unfinished> unfinished = new ConcurrentHashMap<>();
+  private final Duration unfinishedAfter;
   private final LongAdder[] stageNanos = new LongAdder[STAGES.length];
 
   ConsumerStats() {
+    this(ConsumerSettings.DEFAULT_STUCK_AFTER);
+  }
+
+  /** {@code unfinishedAfter}: how long a batch may run before it counts as a failure. */
+  ConsumerStats(Duration unfinishedAfter) {
+    this.unfinishedAfter = unfinishedAfter;
     for (DeadLetterReason reason : DeadLetterReason.values()) {
       deadLetters.put(reason, new AtomicLong());
     }
@@ -176,6 +187,50 @@ public final class ConsumerStats {
   }
 
   public Optional<Failure> failure() {
+    return failure(Instant.now());
+  }
+
+  Optional<Failure> failure(Instant at) {
+    Optional<Failure> overdue = overdueBatch(at);
+    Optional<Failure> failed = failedPartitions();
+    if (overdue.isEmpty() || failed.isEmpty()) {
+      return overdue.isPresent() ? overdue : failed;
+    }
+    Failure running = overdue.get();
+    Failure failing = failed.get();
+    Set<TopicPartition> partitions = new HashSet<>(failing.partitions());
+    partitions.addAll(running.partitions());
+    return Optional.of(
+        new Failure(
+            running.since().isBefore(failing.since()) ? running.since() : failing.since(),
+            failing.consecutiveFailures(),
+            running.lastError(),
+            failing.retriable(),
+            Set.copyOf(partitions)));
+  }
+
+  /** The oldest batch still running after {@code unfinishedAfter}, as a failure. */
+  private Optional<Failure> overdueBatch(Instant at) {
+    return unfinished.values().stream()
+        .filter(batch -> !batch.since().plus(unfinishedAfter).isAfter(at))
+        .min(Comparator.comparing(Unfinished::since))
+        .map(
+            batch ->
+                new Failure(
+                    batch.since(),
+                    0,
+                    "a batch of "
+                        + batch.records()
+                        + (batch.records() == 1 ? " record" : " records")
+                        + " has not finished for "
+                        + Duration.between(batch.since(), at).toSeconds()
+                        + " s (its handler or the database does not return: a lock another"
+                        + " session holds, a call without a timeout)",
+                    true,
+                    batch.partitions()));
+  }
+
+  private Optional<Failure> failedPartitions() {
     Map<TopicPartition, PartitionFailure> now = Map.copyOf(failing);
     if (now.isEmpty()) {
       return Optional.empty();
@@ -212,6 +267,16 @@ public final class ConsumerStats {
     return longest;
   }
 
+  /** This thread starts a batch of {@code records} from {@code partitions}. */
+  void batchStarted(Set<TopicPartition> partitions, int records, Instant at) {
+    unfinished.put(Thread.currentThread(), new Unfinished(at, Set.copyOf(partitions), records));
+  }
+
+  /** This thread's batch ended, done or failed. */
+  void batchEnded() {
+    unfinished.remove(Thread.currentThread());
+  }
+
   /** These partitions made progress. */
   void succeeded(Collection<TopicPartition> partitions) {
     partitions.forEach(failing::remove);
@@ -221,6 +286,8 @@ public final class ConsumerStats {
   void forget(Collection<TopicPartition> partitions) {
     partitions.forEach(failing::remove);
   }
+
+  private record Unfinished(Instant since, Set<TopicPartition> partitions, int records) {}
 
   private record PartitionFailure(
       Instant since, long attempts, Instant lastAt, String lastError, boolean retriable) {}

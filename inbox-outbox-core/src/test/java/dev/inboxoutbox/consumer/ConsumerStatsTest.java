@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -116,5 +117,34 @@ class ConsumerStatsTest {
     assertThat(stats.stageNanos(ConsumerStats.Stage.VALIDATION))
         .isEqualTo(now - started)
         .isGreaterThanOrEqualTo(5_000_000);
+  }
+
+  @Test
+  void aBatchThatHasNotFinishedCountsAsAFailureOnlyOnceItIsOverdue() {
+    ConsumerStats stats = new ConsumerStats(Duration.ofMinutes(1));
+    stats.batchStarted(Set.of(P0), 3, T0);
+
+    assertThat(stats.failure(T0.plusSeconds(59))).as("a batch still within time").isEmpty();
+    ConsumerStats.Failure overdue = stats.failure(T0.plusSeconds(60)).orElseThrow();
+    assertThat(overdue.since()).isEqualTo(T0);
+    assertThat(overdue.partitions()).containsExactly(P0);
+    assertThat(overdue.lastError()).startsWith("a batch of 3 records has not finished for 60 s");
+    assertThat(overdue.stuck(Duration.ofMinutes(1), T0.plusSeconds(60))).isTrue();
+
+    stats.batchEnded();
+    assertThat(stats.failure(T0.plusSeconds(120))).isEmpty();
+  }
+
+  @Test
+  void anOverdueBatchJoinsThePartitionsThatFail() {
+    ConsumerStats stats = new ConsumerStats(Duration.ofSeconds(10));
+    stats.failed(List.of(P1), "database down", true, T0.plusSeconds(5));
+    stats.batchStarted(Set.of(P0), 1, T0);
+
+    ConsumerStats.Failure failure = stats.failure(T0.plusSeconds(20)).orElseThrow();
+    assertThat(failure.since()).isEqualTo(T0);
+    assertThat(failure.partitions()).containsExactlyInAnyOrder(P0, P1);
+    assertThat(failure.consecutiveFailures()).isEqualTo(1);
+    assertThat(failure.lastError()).contains("has not finished");
   }
 }

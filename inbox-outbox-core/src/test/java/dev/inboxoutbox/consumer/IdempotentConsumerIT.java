@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -442,6 +443,41 @@ class IdempotentConsumerIT {
         .as("applied once through the retries")
         .isEqualTo(1);
     assertThat(consumer.stats().failure()).as("progress ends the failure").isEmpty();
+  }
+
+  @Test
+  void aBatchBlockedOnALockIsStuckOnceItHasNotFinishedForStuckAfter() throws Exception {
+    // Another session holds the handler's table: the batch neither fails nor finishes, which is
+    // no retry state, and only its age tells that the partition stands still.
+    try (Connection holder = database.dataSource().getConnection();
+        Statement holding = holder.createStatement()) {
+      holder.setAutoCommit(false);
+      holding.execute("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE");
+      kafka.send(order("c-1").idempotencyKey("blocked-1").json("{\"qty\":1}"));
+      IdempotentConsumer consumer =
+          started(
+              consumer(
+                  settings().stuckAfter(Duration.ofSeconds(1)).build(),
+                  BatchProcessor.Hooks.NONE,
+                  database.dataSource()));
+
+      ConsumerStats.Failure failure =
+          await("reported stuck while the batch waits")
+              .atMost(PATIENCE)
+              .until(consumer::stuck, Optional::isPresent)
+              .orElseThrow();
+      assertThat(failure.retriable()).isTrue();
+      assertThat(failure.consecutiveFailures()).as("nothing failed").isZero();
+      assertThat(failure.lastError()).contains("batch of 1 record").contains("not finished");
+      assertThat(failure.partitions()).hasSize(1);
+
+      holder.rollback();
+      await("the batch done once the lock is gone")
+          .atMost(PATIENCE)
+          .until(() -> consumer.stats().snapshot().records() >= 1);
+      assertThat(consumer.stuck()).isEmpty();
+      assertThat(count("SELECT count(*) FROM orders WHERE key = 'blocked-1'")).isEqualTo(1);
+    }
   }
 
   @Test

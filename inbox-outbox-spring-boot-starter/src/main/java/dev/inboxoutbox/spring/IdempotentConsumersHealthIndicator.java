@@ -12,11 +12,11 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * UP while every idempotent consumer makes progress, including one retrying for less than {@code
  * inbox-outbox.consumer.stuck-after}; DOWN once one is stuck: a partition whose batch has failed
- * for that long, or a dead letter Kafka refuses for good (no retry fixes it, so DOWN at once).
- * Details per operation: state ({@code OK}, {@code RETRYING}, {@code STUCK}), the assignment (the
- * partitions each of its consumers holds now, by Kafka client id) and, while failing, since,
- * seconds, consecutive failures, whether a retry can help, the last error and the failing
- * partitions.
+ * for that long, a batch that has not finished for that long, or a dead letter Kafka refuses for
+ * good (no retry fixes it, so DOWN at once). Details per operation: state ({@code OK}, {@code
+ * RETRYING}, {@code STUCK}), the assignment (the partitions each of its consumers holds now, by
+ * Kafka client id) and, while failing, since, seconds, consecutive failures, whether a retry can
+ * help, the last error and the failing partitions.
  */
 final class IdempotentConsumersHealthIndicator extends AbstractHealthIndicator {
 
