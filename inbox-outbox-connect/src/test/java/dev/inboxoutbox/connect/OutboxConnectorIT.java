@@ -1,5 +1,7 @@
 package dev.inboxoutbox.connect;
 
+import static dev.inboxoutbox.connect.RelayFiles.CONNECTOR;
+import static dev.inboxoutbox.connect.WorkerPerTest.PATIENCE;
 import static dev.inboxoutbox.testing.kafka.TopicReader.header;
 import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,7 +20,6 @@ import io.micrometer.observation.Observation;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -37,9 +38,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * configuration.
  */
 class OutboxConnectorIT {
-
-  private static final Duration PATIENCE = Duration.ofSeconds(90);
-  private static final String CONNECTOR = "iox-outbox";
 
   @RegisterExtension final WorkerPerTest relayed = new WorkerPerTest();
 

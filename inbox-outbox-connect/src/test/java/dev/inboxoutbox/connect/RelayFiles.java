@@ -24,6 +24,9 @@ final class RelayFiles {
   static final Path WORKER_PROPERTIES = DOCS.resolve("connect-distributed.properties");
   static final Path CONNECTOR_JSON = DOCS.resolve("kafka-connect-outbox.json");
 
+  /** The name {@link #CONNECTOR_JSON} gives its connector. */
+  static final String CONNECTOR = "iox-outbox";
+
   /** The build's plugin archive, unpacked once for every worker of the test run. */
   private static final Path PLUGIN_PATH =
       PluginPath.unpacked(

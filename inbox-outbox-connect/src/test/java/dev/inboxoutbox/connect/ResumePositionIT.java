@@ -3,6 +3,8 @@ package dev.inboxoutbox.connect;
 import static dev.inboxoutbox.connect.OutboxConnectorIT.append;
 import static dev.inboxoutbox.connect.OutboxConnectorIT.awaitPublished;
 import static dev.inboxoutbox.connect.OutboxConnectorIT.ids;
+import static dev.inboxoutbox.connect.RelayFiles.CONNECTOR;
+import static dev.inboxoutbox.connect.WorkerPerTest.PATIENCE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -15,7 +17,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +33,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * run one at a time on their fork's PostgreSQL.
  */
 class ResumePositionIT {
-
-  private static final Duration PATIENCE = Duration.ofSeconds(90);
-  private static final String CONNECTOR = "iox-outbox";
 
   @RegisterExtension final WorkerPerTest relayed = new WorkerPerTest();
 

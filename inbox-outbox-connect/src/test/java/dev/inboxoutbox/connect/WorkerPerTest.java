@@ -3,6 +3,7 @@ package dev.inboxoutbox.connect;
 import dev.inboxoutbox.MigratedDatabase;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.connect.ConnectWorker;
+import java.time.Duration;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -14,6 +15,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Registered with {@code @RegisterExtension}.
  */
 final class WorkerPerTest implements BeforeEachCallback, AfterEachCallback {
+
+  /** How long a test waits on its worker: a connector running or stopped, records relayed. */
+  static final Duration PATIENCE = Duration.ofSeconds(90);
 
   private Database database;
   private ConnectWorker worker;
