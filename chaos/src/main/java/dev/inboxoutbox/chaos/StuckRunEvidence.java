@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -64,14 +65,14 @@ final class StuckRunEvidence {
     try (Connection connection = database.getConnection();
         Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(SESSIONS)) {
-      int columns = rows.getMetaData().getColumnCount();
+      ResultSetMetaData columns = rows.getMetaData();
       while (rows.next()) {
         StringBuilder line = new StringBuilder();
-        for (int column = 1; column <= columns; column++) {
-          line.append(rows.getMetaData().getColumnLabel(column))
+        for (int column = 1; column <= columns.getColumnCount(); column++) {
+          line.append(columns.getColumnLabel(column))
               .append('=')
               .append(rows.getString(column))
-              .append(column < columns ? "  " : "");
+              .append(column < columns.getColumnCount() ? "  " : "");
         }
         lines.add(line.toString());
       }

@@ -3,6 +3,7 @@ package dev.inboxoutbox.iox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -16,14 +17,7 @@ class IoxChaosStopIT {
 
   @Test
   void aSignalInTheMiddleOfARunStopsEverythingItStartedCleanly() throws Exception {
-    try (IoxProcess chaos =
-        IoxProcess.start(
-            "chaos",
-            "--quick",
-            "--orders=20000",
-            "--rate=100",
-            "--repo=" + Repository.ROOT,
-            "--reports=" + Files.createTempDirectory("iox-chaos-stop"))) {
+    try (IoxProcess chaos = quickRunOfManyOrders()) {
       await("the run under load")
           .atMost(Duration.ofMinutes(4))
           .until(
@@ -52,14 +46,7 @@ class IoxChaosStopIT {
    */
   @Test
   void aSignalWhileTheStackStartsStopsTheRunBeforeItsLoad() throws Exception {
-    try (IoxProcess chaos =
-        IoxProcess.start(
-            "chaos",
-            "--quick",
-            "--orders=20000",
-            "--rate=100",
-            "--repo=" + Repository.ROOT,
-            "--reports=" + Files.createTempDirectory("iox-chaos-stop"))) {
+    try (IoxProcess chaos = quickRunOfManyOrders()) {
       await("the stack starting")
           .atMost(Duration.ofMinutes(2))
           .until(
@@ -77,5 +64,16 @@ class IoxChaosStopIT {
           .noneMatch(line -> line.contains(" sent "));
       assertThat(chaos.exitValue()).isEqualTo(130);
     }
+  }
+
+  /** A quick run with more orders than it sends before the signal. */
+  private static IoxProcess quickRunOfManyOrders() throws IOException {
+    return IoxProcess.start(
+        "chaos",
+        "--quick",
+        "--orders=20000",
+        "--rate=100",
+        "--repo=" + Repository.ROOT,
+        "--reports=" + Files.createTempDirectory("iox-chaos-stop"));
   }
 }

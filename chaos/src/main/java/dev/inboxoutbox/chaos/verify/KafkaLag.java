@@ -52,6 +52,11 @@ public final class KafkaLag implements AutoCloseable {
    */
   public List<PartitionLag> behind(String group, String topic)
       throws ExecutionException, InterruptedException {
+    Map<TopicPartition, Long> lagging = new LinkedHashMap<>(lagByPartition(group, topic));
+    lagging.values().removeIf(records -> records <= 0);
+    if (lagging.isEmpty()) {
+      return List.of(); // caught up: who holds what does not matter
+    }
     Map<TopicPartition, String> holders = new HashMap<>();
     for (MemberDescription member :
         admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get().members()) {
@@ -59,15 +64,10 @@ public final class KafkaLag implements AutoCloseable {
       member.assignment().topicPartitions().forEach(partition -> holders.put(partition, name));
     }
     List<PartitionLag> behind = new ArrayList<>();
-    lagByPartition(group, topic)
-        .forEach(
-            (partition, records) -> {
-              if (records > 0) {
-                behind.add(
-                    new PartitionLag(
-                        partition, records, Optional.ofNullable(holders.get(partition))));
-              }
-            });
+    lagging.forEach(
+        (partition, records) ->
+            behind.add(
+                new PartitionLag(partition, records, Optional.ofNullable(holders.get(partition)))));
     return behind;
   }
 

@@ -373,12 +373,11 @@ public final class Verifier {
     List<KafkaLag.PartitionLag> behind = new ArrayList<>();
     try (KafkaLag kafka = new KafkaLag(bootstrap)) {
       for (String[] group : CONSUMER_GROUPS) {
-        long groupLag = kafka.lag(group[0], group[1]);
+        List<KafkaLag.PartitionLag> groupBehind = kafka.behind(group[0], group[1]);
+        long groupLag = groupBehind.stream().mapToLong(KafkaLag.PartitionLag::records).sum();
         lag += groupLag;
         detail.add(group[0] + "=" + groupLag);
-        if (groupLag > 0) {
-          behind.addAll(kafka.behind(group[0], group[1]));
-        }
+        behind.addAll(groupBehind);
       }
     }
     // Which partition stands still and who holds it: a member that keeps a partition without
