@@ -2,9 +2,10 @@ package dev.inboxoutbox.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inboxoutbox.benchmarks.BenchFigures.Better;
-import dev.inboxoutbox.benchmarks.BenchFigures.Figure;
-import dev.inboxoutbox.benchmarks.BenchFigures.Target;
+import dev.inboxoutbox.cli.BenchFigures;
+import dev.inboxoutbox.cli.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures.Figure;
+import dev.inboxoutbox.cli.BenchFigures.Target;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerStats.Stage;
 import dev.inboxoutbox.consumer.HandlerContext;

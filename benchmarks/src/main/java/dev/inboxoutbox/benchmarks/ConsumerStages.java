@@ -1,6 +1,7 @@
 package dev.inboxoutbox.benchmarks;
 
-import dev.inboxoutbox.benchmarks.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures;
+import dev.inboxoutbox.cli.BenchFigures.Better;
 import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.consumer.ConsumerStats.Stage;
 import java.io.PrintStream;

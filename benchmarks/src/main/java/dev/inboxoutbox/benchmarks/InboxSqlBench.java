@@ -1,8 +1,9 @@
 package dev.inboxoutbox.benchmarks;
 
-import dev.inboxoutbox.benchmarks.BenchFigures.Better;
-import dev.inboxoutbox.benchmarks.BenchFigures.Figure;
-import dev.inboxoutbox.benchmarks.BenchFigures.Target;
+import dev.inboxoutbox.cli.BenchFigures;
+import dev.inboxoutbox.cli.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures.Figure;
+import dev.inboxoutbox.cli.BenchFigures.Target;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.ClaimRequest;

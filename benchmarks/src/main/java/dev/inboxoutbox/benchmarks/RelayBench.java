@@ -1,5 +1,6 @@
 package dev.inboxoutbox.benchmarks;
 
+import dev.inboxoutbox.cli.BenchFigures;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.MachineLoad;
 import dev.inboxoutbox.outbox.Outbox;

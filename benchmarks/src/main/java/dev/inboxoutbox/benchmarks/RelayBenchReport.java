@@ -1,7 +1,8 @@
 package dev.inboxoutbox.benchmarks;
 
-import dev.inboxoutbox.benchmarks.BenchFigures.Better;
-import dev.inboxoutbox.benchmarks.BenchFigures.Target;
+import dev.inboxoutbox.cli.BenchFigures;
+import dev.inboxoutbox.cli.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures.Target;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,8 @@
 package dev.inboxoutbox.benchmarks;
 
-import dev.inboxoutbox.benchmarks.BenchFigures.Better;
-import dev.inboxoutbox.benchmarks.BenchFigures.Target;
+import dev.inboxoutbox.cli.BenchFigures;
+import dev.inboxoutbox.cli.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures.Target;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.devstack.Database;

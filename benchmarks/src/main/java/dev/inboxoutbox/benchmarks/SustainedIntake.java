@@ -2,9 +2,10 @@ package dev.inboxoutbox.benchmarks;
 
 import static dev.inboxoutbox.benchmarks.RetentionBench.sleep;
 
-import dev.inboxoutbox.benchmarks.BenchFigures.Better;
-import dev.inboxoutbox.benchmarks.BenchFigures.Target;
 import dev.inboxoutbox.benchmarks.RetentionBench.Intake;
+import dev.inboxoutbox.cli.BenchFigures;
+import dev.inboxoutbox.cli.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures.Target;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
 import dev.inboxoutbox.inbox.ClaimRequest;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.inboxoutbox.benchmarks.ConsumerBench.Disturbance;
 import dev.inboxoutbox.benchmarks.ConsumerBench.Shape;
 import dev.inboxoutbox.benchmarks.ConsumerBench.Topic;
+import dev.inboxoutbox.cli.BenchFigures;
 import dev.inboxoutbox.consumer.IdempotentConsumer;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;

@@ -3,6 +3,7 @@ package dev.inboxoutbox.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.inboxoutbox.cli.BenchFigures;
 import dev.inboxoutbox.consumer.ConsumerStats.Stage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

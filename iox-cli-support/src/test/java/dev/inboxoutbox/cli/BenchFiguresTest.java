@@ -1,9 +1,9 @@
-package dev.inboxoutbox.benchmarks;
+package dev.inboxoutbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inboxoutbox.benchmarks.BenchFigures.Better;
-import dev.inboxoutbox.benchmarks.BenchFigures.Target;
+import dev.inboxoutbox.cli.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures.Target;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.inboxoutbox.benchmarks;
+package dev.inboxoutbox.cli;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -12,14 +12,15 @@ import java.util.OptionalDouble;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The figures of one {@code iox bench} run, every part reporting the same way: each figure's
- * samples (one per repeat), printed as median and spread, with its ratio to a baseline measured in
- * the same run and the target it is held to, and written as JSON for scripts.
+ * The figures of one {@code iox bench} run (or {@code iox chaos --inbox-price}), every part
+ * reporting the same way: each figure's samples (one per repeat), printed as median and spread,
+ * with its ratio to a baseline measured in the same run and the target it is held to, and written
+ * as JSON for scripts.
  */
-final class BenchFigures {
+public final class BenchFigures {
 
   /** Whether a larger value of a figure is better (throughput) or worse (cost, latency). */
-  enum Better {
+  public enum Better {
     HIGHER,
     LOWER
   }
@@ -28,21 +29,21 @@ final class BenchFigures {
    * What a figure is held to: a bound on its median ({@code atMost}, {@code atLeast}) or on its
    * ratio to the baseline ({@code ratioAtLeast}).
    */
-  record Target(String kind, double value) {
+  public record Target(String kind, double value) {
 
-    static Target atMost(double value) {
+    public static Target atMost(double value) {
       return new Target("at most", value);
     }
 
-    static Target atLeast(double value) {
+    public static Target atLeast(double value) {
       return new Target("at least", value);
     }
 
-    static Target ratioAtLeast(double value) {
+    public static Target ratioAtLeast(double value) {
       return new Target("ratio at least", value);
     }
 
-    boolean metBy(double median, OptionalDouble ratio) {
+    public boolean metBy(double median, OptionalDouble ratio) {
       return switch (kind) {
         case "at most" -> median <= value;
         case "at least" -> median >= value;
@@ -50,7 +51,7 @@ final class BenchFigures {
       };
     }
 
-    String describe(String unit) {
+    public String describe(String unit) {
       return kind.equals("ratio at least")
           ? String.format(Locale.ROOT, "ratio >= %.2f", value)
           : String.format(
@@ -64,7 +65,7 @@ final class BenchFigures {
    * breaks another figure down (a stage's share of a run): it is in the JSON, and its part prints
    * it in a table of its own rather than in the common one.
    */
-  record Figure(
+  public record Figure(
       String part,
       String name,
       String unit,
@@ -74,28 +75,28 @@ final class BenchFigures {
       Optional<Target> target,
       boolean detail) {
 
-    Figure {
+    public Figure {
       if (samples.isEmpty()) {
         throw new IllegalArgumentException("figure " + name + " has no samples");
       }
       samples = List.copyOf(samples);
     }
 
-    double median() {
+    public double median() {
       List<Double> sorted = sorted();
       int n = sorted.size();
       return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    double min() {
+    public double min() {
       return sorted().get(0);
     }
 
-    double max() {
+    public double max() {
       return sorted().get(samples.size() - 1);
     }
 
-    OptionalDouble ratio() {
+    public OptionalDouble ratio() {
       if (baseline.isEmpty()) {
         return OptionalDouble.empty();
       }
@@ -103,7 +104,7 @@ final class BenchFigures {
       return OptionalDouble.of(better == Better.HIGHER ? median() / base : base / median());
     }
 
-    Optional<Boolean> met() {
+    public Optional<Boolean> met() {
       return target.map(t -> t.metBy(median(), ratio()));
     }
 
@@ -117,7 +118,7 @@ final class BenchFigures {
   private final List<Figure> figures = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
 
-  Figure add(
+  public Figure add(
       String part,
       String name,
       String unit,
@@ -134,7 +135,8 @@ final class BenchFigures {
    * A {@link Figure#detail() detail}: written to the JSON, left out of the common table (its part
    * prints it where it belongs); no baseline, no target.
    */
-  Figure addDetail(String part, String name, String unit, Better better, List<Double> samples) {
+  public Figure addDetail(
+      String part, String name, String unit, Better better, List<Double> samples) {
     Figure figure =
         new Figure(part, name, unit, better, samples, Optional.empty(), Optional.empty(), true);
     figures.add(figure);
@@ -142,15 +144,15 @@ final class BenchFigures {
   }
 
   /** A line printed under the table and kept in the JSON, such as the machine line. */
-  void note(String line) {
+  public void note(String line) {
     notes.add(line);
   }
 
-  List<Figure> figures() {
+  public List<Figure> figures() {
     return List.copyOf(figures);
   }
 
-  void printTable(PrintStream out) {
+  public void printTable(PrintStream out) {
     String format = "%-10s %-78s %12s %21s %7s %18s %5s%n";
     out.printf(format, "part", "figure", "median", "spread (min-max)", "ratio", "target", "met");
     int details = 0;
@@ -181,7 +183,7 @@ final class BenchFigures {
   }
 
   /** One JSON document: every figure with its samples, median, spread, ratio and target. */
-  String toJson() {
+  public String toJson() {
     List<Map<String, Object>> rows = new ArrayList<>();
     for (Figure figure : figures) {
       Map<String, Object> row = new LinkedHashMap<>();
