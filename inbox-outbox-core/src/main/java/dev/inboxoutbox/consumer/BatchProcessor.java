@@ -53,6 +53,12 @@ public final class BatchProcessor {
     this.stats = new ConsumerStats(settings.stuckAfter());
     this.hooks = b.hooks;
     this.validator = new RecordValidator(settings, b.inbox, stats);
+    if (!b.inbox.deduplicates()) {
+      log.warn(
+          "{}: the inbox is off (Inbox.off()): every delivery is applied, repeats too, and no"
+              + " outcome is stored; it exists to measure what the inbox costs",
+          settings.operation());
+    }
     RecordTracing tracing =
         b.observations == null
             ? RecordTracing.OFF

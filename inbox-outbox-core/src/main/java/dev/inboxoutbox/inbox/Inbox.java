@@ -44,6 +44,7 @@ public final class Inbox {
 
   private final Retention defaultRetention;
   private final Map<String, Retention> retentionByOperation;
+  private final boolean deduplicates;
 
   /**
    * Once seen, the key digest's index stays: an upgrade never goes back. Until then every use
@@ -51,13 +52,30 @@ public final class Inbox {
    */
   private volatile boolean keyDigestIndexed;
 
-  private Inbox(Builder builder) {
+  private Inbox(Builder builder, boolean deduplicates) {
     this.defaultRetention = builder.defaultRetention;
     this.retentionByOperation = Map.copyOf(builder.retentionByOperation);
+    this.deduplicates = deduplicates;
   }
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * An inbox that is off: every claim is {@link ClaimResult.New}, nothing is written or read, so a
+   * repeat applies again and no outcome is stored. It exists to measure what the inbox costs end to
+   * end against the same code without it ({@code iox chaos --inbox-price}); never use it where
+   * effects must happen once. No property selects it: only code that passes it to a consumer or
+   * registers it as the {@code Inbox} bean, and the starter logs a warning when it does.
+   */
+  public static Inbox off() {
+    return new Inbox(new Builder(), false);
+  }
+
+  /** False only for {@link #off()}. */
+  public boolean deduplicates() {
+    return deduplicates;
   }
 
   /** The retention applied to claims in {@code operation}. */
@@ -102,8 +120,11 @@ public final class Inbox {
   private List<ClaimResult> claimAll(
       Connection connection, List<ClaimRequest> requests, boolean presumeSuccess) {
     requireTransaction(connection);
-    requireKeyDigestIndexed(connection);
     Objects.requireNonNull(requests, "requests");
+    if (!deduplicates) {
+      return requests.stream().<ClaimResult>map(ClaimResult.New::new).toList();
+    }
+    requireKeyDigestIndexed(connection);
     int n = requests.size();
     ClaimResult[] results = new ClaimResult[n];
     Map<ScopedKey, Integer> firstOccurrence = new HashMap<>();
@@ -212,6 +233,9 @@ public final class Inbox {
   private void recordOutcomes(
       Connection connection, List<Completion> completions, boolean presumedSuccess) {
     requireTransaction(connection);
+    if (!deduplicates) {
+      return;
+    }
     requireKeyDigestIndexed(connection);
     if (completions.isEmpty()) {
       return;
@@ -239,6 +263,9 @@ public final class Inbox {
    * run an effect: only a claim can decide that atomically.
    */
   public Optional<Entry> find(Connection connection, Scope scope, IdempotencyKey key) {
+    if (!deduplicates) {
+      return Optional.empty();
+    }
     ClaimRequest lookup = ClaimRequest.ofBytes(scope, key, new byte[0]);
     requireKeyDigestIndexed(connection);
     try {
@@ -425,7 +452,7 @@ public final class Inbox {
     }
 
     public Inbox build() {
-      return new Inbox(this);
+      return new Inbox(this, true);
     }
   }
 }

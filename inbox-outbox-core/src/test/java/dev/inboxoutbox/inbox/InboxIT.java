@@ -403,6 +403,35 @@ class InboxIT {
     assertThat(effectsFor(request.key())).isZero();
   }
 
+  @Test
+  void anInboxThatIsOffClaimsNothingSoARepeatAppliesAgain() throws SQLException {
+    Inbox off = Inbox.off();
+    ClaimRequest request = request(orders, "{\"sku\":\"A\"}");
+
+    for (int delivery = 0; delivery < 2; delivery++) {
+      inTransaction(
+          c -> {
+            List<ClaimResult> claims = off.claimAllPresumingSuccess(c, List.of(request, request));
+            assertThat(claims).allMatch(ClaimResult.New.class::isInstance);
+            insertEffect(c, request.key());
+            off.correctPresumedSuccesses(
+                c,
+                List.of(
+                    Inbox.Completion.of(
+                        (ClaimResult.New) claims.get(0), Outcome.rejected(409, "{}"))));
+            return null;
+          });
+    }
+
+    assertThat(off.deduplicates()).isFalse();
+    assertThat(inbox.deduplicates()).isTrue();
+    assertThat(effectsFor(request.key())).isEqualTo(2);
+    Optional<Entry> seenOff = inTransaction(c -> off.find(c, orders, request.key()));
+    Optional<Entry> stored = inTransaction(c -> inbox.find(c, orders, request.key()));
+    assertThat(seenOff).isEmpty();
+    assertThat(stored).isEmpty();
+  }
+
   private static ClaimRequest request(Scope scope, String json) {
     return ClaimRequest.ofJson(scope, newKey(), json);
   }

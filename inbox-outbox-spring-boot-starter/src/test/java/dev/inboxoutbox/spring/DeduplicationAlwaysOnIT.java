@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.inboxoutbox.consumer.ConsumerStats;
 import dev.inboxoutbox.consumer.KeyExtractor;
+import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.inbox.Outcome;
 import dev.inboxoutbox.testing.jdbc.Rows;
 import dev.inboxoutbox.testing.kafka.RecordBuilder;
@@ -23,7 +24,8 @@ import org.springframework.context.annotation.Import;
 /**
  * The inbox is not a setting: no property lets a repeat apply twice. Only code can change what the
  * inbox sees, through an {@link IdempotentConsumerCustomizer} bean (what the chaos negative control
- * installs).
+ * installs), or turn it off with an {@link Inbox#off()} bean (what the chaos run's price of the
+ * inbox measures against).
  */
 class DeduplicationAlwaysOnIT {
 
@@ -62,6 +64,16 @@ class DeduplicationAlwaysOnIT {
     }
   }
 
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  @Import(App.class)
+  static class AppWithTheInboxOff {
+    @Bean
+    Inbox inboxOff() {
+      return Inbox.off();
+    }
+  }
+
   @AfterEach
   void stop() {
     if (app != null) {
@@ -87,6 +99,15 @@ class DeduplicationAlwaysOnIT {
 
     assertThat(stats.snapshot().duplicates()).isZero();
     assertThat(count("SELECT count(*) FROM orders")).isEqualTo(2);
+  }
+
+  @Test
+  void anInboxBeanThatIsOffReplacesTheStartersAndStoresNothing() throws Exception {
+    ConsumerStats stats = deliverTwiceTo(AppWithTheInboxOff.class);
+
+    assertThat(stats.snapshot().duplicates()).isZero();
+    assertThat(count("SELECT count(*) FROM orders")).isEqualTo(2);
+    assertThat(count("SELECT count(*) FROM inbox")).isZero();
   }
 
   /**

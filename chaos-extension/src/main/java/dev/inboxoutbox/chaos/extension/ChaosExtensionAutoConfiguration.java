@@ -1,5 +1,6 @@
 package dev.inboxoutbox.chaos.extension;
 
+import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.spring.InboxOutboxAutoConfiguration;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +13,9 @@ import org.springframework.kafka.listener.BatchInterceptor;
 /**
  * Registers the chaos run's faults through the starter's extension points: the crash points as
  * {@code BatchProcessor.Hooks} and a {@code RelayListener}, the negative controls as an {@code
- * IdempotentConsumerCustomizer} and a Spring Kafka {@code BatchInterceptor}. Active only in a
- * service whose class path the {@code iox chaos} command extended with this jar.
+ * IdempotentConsumerCustomizer} and a Spring Kafka {@code BatchInterceptor}, the inbox-price
+ * baseline as an {@code Inbox} bean that is off. Active only in a service whose class path the
+ * {@code iox chaos} command extended with this jar.
  */
 @AutoConfiguration(before = InboxOutboxAutoConfiguration.class)
 @EnableConfigurationProperties(ChaosExtensionProperties.class)
@@ -31,6 +33,16 @@ public class ChaosExtensionAutoConfiguration {
   @ConditionalOnBooleanProperty("iox.chaos.dedup-off")
   NewKeyPerDelivery ioxChaosNewKeyPerDelivery() {
     return new NewKeyPerDelivery();
+  }
+
+  /**
+   * The baseline of {@code iox chaos --inbox-price}: the starter backs off from its own inbox for
+   * this one, so the consumers and the webhook endpoint claim nothing.
+   */
+  @Bean
+  @ConditionalOnBooleanProperty("iox.chaos.inbox-off")
+  Inbox ioxChaosInboxOff() {
+    return Inbox.off();
   }
 
   /** Boot's listener container factory hands its containers this batch interceptor. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.inboxoutbox.consumer.BatchProcessor;
 import dev.inboxoutbox.consumer.ConsumerSettings;
 import dev.inboxoutbox.consumer.KeyExtractor;
+import dev.inboxoutbox.inbox.Inbox;
 import dev.inboxoutbox.relay.RelayListener;
 import dev.inboxoutbox.spring.IdempotentConsumerCustomizer;
 import java.nio.charset.StandardCharsets;
@@ -56,6 +57,19 @@ class ChaosExtensionAutoConfigurationTest {
                     .getFailure()
                     .rootCause()
                     .hasMessageContaining("[0, 1]"));
+  }
+
+  @Test
+  void theInboxPriceBaselineRegistersAnInboxThatIsOffAndNothingElse() {
+    runner
+        .withPropertyValues("iox.chaos.inbox-off=true")
+        .run(
+            context -> {
+              assertThat(context.getBean(Inbox.class).deduplicates()).isFalse();
+              assertThat(context).doesNotHaveBean(IdempotentConsumerCustomizer.class);
+              assertThat(context).doesNotHaveBean(BatchInterceptor.class);
+            });
+    runner.run(context -> assertThat(context).doesNotHaveBean(Inbox.class));
   }
 
   @Test
