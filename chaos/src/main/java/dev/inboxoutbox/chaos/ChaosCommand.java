@@ -6,13 +6,18 @@ import dev.inboxoutbox.chaos.fault.NetworkChaos;
 import dev.inboxoutbox.chaos.options.ChaosOptions;
 import dev.inboxoutbox.chaos.options.NegativeControl;
 import dev.inboxoutbox.chaos.verify.ProofFloors;
+import dev.inboxoutbox.cli.BenchFigures;
 import dev.inboxoutbox.cli.DurationConverter;
 import dev.inboxoutbox.devstack.KafkaCluster;
+import dev.inboxoutbox.devstack.MachineLoad;
 import dev.inboxoutbox.devstack.StopRequest;
 import dev.inboxoutbox.devstack.StopSignal;
 import dev.inboxoutbox.orders.load.LoadShares;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine;
@@ -81,7 +86,8 @@ public final class ChaosCommand implements Callable<Integer> {
       paramLabel = "COUNT",
       defaultValue = "3",
       description =
-          "order-consumer processes (default ${DEFAULT-VALUE}; 2 with --quick and --no-faults).")
+          "order-consumer processes (default ${DEFAULT-VALUE}; 2 with --quick, --no-faults and"
+              + " --inbox-price).")
   int orderInstances;
 
   @Option(
@@ -89,7 +95,8 @@ public final class ChaosCommand implements Callable<Integer> {
       paramLabel = "COUNT",
       defaultValue = "3",
       description =
-          "payment-consumer processes (default ${DEFAULT-VALUE}; 2 with --quick and --no-faults).")
+          "payment-consumer processes (default ${DEFAULT-VALUE}; 2 with --quick, --no-faults and"
+              + " --inbox-price).")
   int paymentInstances;
 
   @Option(
@@ -247,6 +254,25 @@ public final class ChaosCommand implements Callable<Integer> {
   boolean noFaults;
 
   @Option(
+      names = "--inbox-price",
+      description =
+          "The guarantee's end-to-end price: pairs of runs without faults (--repeat), the"
+              + " services with their inboxes and with them off, in turn; prints orders settled per"
+              + " second and CPU per order of each, their ratio and the target (>= 0.85). Each run"
+              + " a "
+              + RunProfile.INBOX_PRICE_WINDOW_SECONDS
+              + " s window at up to "
+              + RunProfile.INBOX_PRICE_RATE
+              + " orders/s, without client retries, reused keys, duplicate webhooks or cancels.")
+  boolean inboxPrice;
+
+  @Option(
+      names = "--repeat",
+      paramLabel = "PAIRS",
+      description = "With --inbox-price: pairs of runs, one of each arm (default 3).")
+  Integer repeat;
+
+  @Option(
       names = "--long",
       description =
           "The long profile: a "
@@ -325,18 +351,28 @@ public final class ChaosCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if ((quick ? 1 : 0) + (longRun ? 1 : 0) + (noFaults ? 1 : 0) > 1) {
+    if ((quick ? 1 : 0) + (longRun ? 1 : 0) + (noFaults || inboxPrice ? 1 : 0) > 1) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "--quick, --long and --no-faults are profiles: choose one");
+          spec.commandLine(),
+          "--quick, --long and --no-faults are profiles: choose one (--inbox-price runs without"
+              + " faults)");
     }
-    if (noFaults) {
+    requireInboxPriceOptions();
+    if (noFaults || inboxPrice) {
       for (String option : RunProfile.FAULT_OPTIONS) {
         if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
           throw new CommandLine.ParameterException(
-              spec.commandLine(), "--no-faults injects no fault: " + option + " has no place");
+              spec.commandLine(),
+              (noFaults ? "--no-faults" : "--inbox-price")
+                  + " injects no fault: "
+                  + option
+                  + " has no place");
         }
       }
       RunProfile.FAULT_FREE.applyTo(this, spec.commandLine().getParseResult());
+    }
+    if (inboxPrice) {
+      RunProfile.INBOX_PRICE.applyTo(this, spec.commandLine().getParseResult());
     }
     if (quick) {
       RunProfile.QUICK.applyTo(this, spec.commandLine().getParseResult());
@@ -421,8 +457,12 @@ public final class ChaosCommand implements Callable<Integer> {
     // A stop signal interrupts the run: its resources then close in order, as after a failure.
     StopRequest stop = StopSignal.interruptOnFirst(Thread.currentThread());
     try {
+      if (inboxPrice) {
+        return priceTheInbox(options, faultOptions, network, floors, stop);
+      }
       return new ChaosRun(options, faultOptions, network, floors, stop, System.out)
           .run()
+          .verdict()
           .exitCode();
     } catch (Exception e) {
       if (!stop.getAsBoolean()) {
@@ -431,6 +471,73 @@ public final class ChaosCommand implements Callable<Integer> {
       System.out.printf(
           "%niox chaos: stopped before the verdict; every process the run started is stopped%n");
       return STOPPED_BY_SIGNAL;
+    }
+  }
+
+  private int priceTheInbox(
+      ChaosOptions options,
+      FaultOptions faultOptions,
+      NetworkChaos.Settings network,
+      ProofFloors floors,
+      StopRequest stop)
+      throws Exception {
+    int pairs = repeat == null ? 3 : repeat;
+    Optional<MachineLoad.Sample> machineAtStart = MachineLoad.Sample.read();
+    InboxPrice.Result result =
+        InboxPrice.measure(
+            options,
+            pairs,
+            arm ->
+                InboxPrice.Sample.of(
+                    new ChaosRun(arm, faultOptions, network, floors, stop, System.out).run()),
+            System.out);
+    BenchFigures figures = result.figures();
+    MachineLoad.since(machineAtStart).ifPresent(machine -> figures.note(machine.describe()));
+    System.out.printf(
+        "%n%s: %d pairs of runs without faults, a %d s window each%n",
+        InboxPrice.PART, pairs, options.window().toSeconds());
+    figures.printTable(System.out);
+    Path json =
+        options
+            .reportDirectory()
+            .resolve("inbox-price-" + Instant.now().toString().replace(':', '-') + ".json");
+    Files.createDirectories(options.reportDirectory());
+    Files.writeString(json, figures.toJson());
+    System.out.printf("figures: %s%n", json);
+    return result.exitCode();
+  }
+
+  /** --repeat counts the pairs of --inbox-price; its runs carry no repeat of a key. */
+  private void requireInboxPriceOptions() {
+    CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    if (!inboxPrice) {
+      if (repeat != null) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--repeat counts the pairs of runs of --inbox-price");
+      }
+      return;
+    }
+    if (repeat != null && repeat < 1) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--repeat must be at least 1, was " + repeat);
+    }
+    if (noDedup || reorderConsumer || dropRefunds) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--inbox-price runs the services as they are and with their inboxes off: no negative"
+              + " control");
+    }
+    for (String option : RunProfile.INBOX_PRICE_ZERO_SHARES) {
+      if (given.hasMatchedOption(option)
+          && given.matchedOptionValue(option, 0.0).doubleValue() > 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--inbox-price runs a load without repeats, which the services with their inboxes off"
+                + " would apply again, and without cancels, which they cannot hold until the"
+                + " order is refused: "
+                + option
+                + " must be 0");
+      }
     }
   }
 

@@ -17,7 +17,6 @@ import dev.inboxoutbox.chaos.verify.Invariant;
 import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.chaos.verify.RunEvidence;
 import dev.inboxoutbox.chaos.verify.RunFigures;
-import dev.inboxoutbox.chaos.verify.Verdict;
 import dev.inboxoutbox.chaos.verify.Verifier;
 import dev.inboxoutbox.devstack.Database;
 import dev.inboxoutbox.devstack.DevStack;
@@ -91,12 +90,12 @@ final class ChaosRun {
   }
 
   /**
-   * Runs, writes the report and returns its verdict, in phases: the stack and the services start
-   * ({@link #startServices}), the load runs under faults ({@link #loadAndFaults}), the run settles
-   * ({@link #settle}), and the verifier and the report end it ({@link #verifyAndReport}). This
-   * method holds what every phase uses and closes it at the end.
+   * Runs, writes the report and returns it (its verdict is the run's), in phases: the stack and the
+   * services start ({@link #startServices}), the load runs under faults ({@link #loadAndFaults}),
+   * the run settles ({@link #settle}), and the verifier and the report end it ({@link
+   * #verifyAndReport}). This method holds what every phase uses and closes it at the end.
    */
-  Verdict run() throws Exception {
+  Report run() throws Exception {
     Instant started = Instant.now();
     Optional<MachineLoad.Sample> cpuAtStart = MachineLoad.Sample.read();
     announce();
@@ -456,7 +455,7 @@ final class ChaosRun {
   }
 
   /** Verifies the effects, prints the report and writes it: its verdict is the run's. */
-  private Verdict verifyAndReport(
+  private Report verifyAndReport(
       Under run,
       Instant loadEnded,
       Instant started,
@@ -529,7 +528,7 @@ final class ChaosRun {
     Path json = report.writeJson(runDirectory);
     Path html = report.writeHtml(runDirectory);
     out.printf("report: %s%n        %s%n", json, html);
-    return report.verdict();
+    return report;
   }
 
   /** What the phases after the start share: the processes, the stores, the load and its clock. */

@@ -6,8 +6,8 @@ import java.time.Duration;
 import picocli.CommandLine;
 
 /**
- * {@code --quick}, {@code --no-faults} and {@code --long}: settings for a purpose, each applied
- * only where the option was not given on the command line.
+ * {@code --quick}, {@code --no-faults}, {@code --inbox-price} and {@code --long}: settings for a
+ * purpose, each applied only where the option was not given on the command line.
  */
 enum RunProfile {
   /**
@@ -48,6 +48,32 @@ enum RunProfile {
     }
   },
 
+  /**
+   * The runs of {@code --inbox-price}: {@link #FAULT_FREE}, a window of {@value
+   * #INBOX_PRICE_WINDOW_SECONDS} s with a ceiling of {@value #INBOX_PRICE_RATE} orders/s that the
+   * pipeline does not reach on two cores, and a load without repeats (no client retry, no reused
+   * key, no duplicate webhook): the baseline without inboxes would apply them again, and both arms
+   * must do the same work. No cancels either: a held cancel waits until its order is charged or
+   * refused, and without the inbox a refusal leaves no trace to see, so the baseline's cancels
+   * would wait out their patience after every refused order.
+   */
+  INBOX_PRICE {
+    @Override
+    void applyTo(ChaosCommand command, CommandLine.ParseResult given) {
+      FAULT_FREE.applyTo(command, given);
+      if (absent(given, "--duration")) {
+        command.window = Duration.ofSeconds(INBOX_PRICE_WINDOW_SECONDS);
+      }
+      if (absent(given, "--rate")) {
+        command.rate = INBOX_PRICE_RATE;
+      }
+      command.shares.retryShare = 0;
+      command.shares.conflictShare = 0;
+      command.shares.cancelShare = 0;
+      command.webhookDuplicates = 0;
+    }
+  },
+
   /** A ten-minute window with every fault kind, for the figures in docs/chaos-runs.md. */
   LONG {
     @Override
@@ -78,6 +104,17 @@ enum RunProfile {
       }
     }
   };
+
+  /**
+   * What repeats a key, which the baseline of {@code --inbox-price} cannot absorb, and the cancels
+   * it cannot hold (see {@link #INBOX_PRICE}).
+   */
+  static final java.util.List<String> INBOX_PRICE_ZERO_SHARES =
+      java.util.List.of(
+          "--retry-share", "--conflict-share", "--webhook-duplicate-share", "--cancel-share");
+
+  static final int INBOX_PRICE_WINDOW_SECONDS = 60;
+  static final int INBOX_PRICE_RATE = 300;
 
   /** What chooses faults, which a run without faults refuses. */
   static final java.util.List<String> FAULT_OPTIONS =

@@ -163,7 +163,8 @@ final class ChaosRuns {
                 floors,
                 StopRequest.never(),
                 new PrintStream(new TeeStream(out, System.out), true, StandardCharsets.UTF_8))
-            .run();
+            .run()
+            .verdict();
     return new Run(verdict, buffer.toString(StandardCharsets.UTF_8));
   }
 

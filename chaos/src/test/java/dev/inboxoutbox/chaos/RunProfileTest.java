@@ -59,6 +59,26 @@ class RunProfileTest {
   }
 
   @Test
+  void theInboxPriceRunsWithoutFaultsRepeatsOrCancelsAboveWhatThePipelineSettles() {
+    ChaosCommand command = parsed(RunProfile.INBOX_PRICE, "--inbox-price");
+    assertThat(FaultOptions.parseKinds(command.faults)).isEmpty();
+    assertThat(command.networkFaults).isEqualTo("none");
+    assertThat(command.kafkaBrokers).isEqualTo(KafkaCluster.BROKERS);
+    assertThat(command.window).isEqualTo(Duration.ofSeconds(RunProfile.INBOX_PRICE_WINDOW_SECONDS));
+    assertThat(command.rate).isEqualTo(RunProfile.INBOX_PRICE_RATE);
+    assertThat(command.shares.retryShare).isZero();
+    assertThat(command.shares.conflictShare).isZero();
+    assertThat(command.shares.cancelShare).isZero();
+    assertThat(command.webhookDuplicates).isZero();
+    assertThat(command.shares.malformedShare).as("dead-lettered before any inbox").isPositive();
+    assertThat(command.orderInstances).isEqualTo(2);
+    ChaosCommand given =
+        parsed(RunProfile.INBOX_PRICE, "--inbox-price", "--duration", "2m", "--rate", "200");
+    assertThat(given.window).isEqualTo(Duration.ofMinutes(2));
+    assertThat(given.rate).isEqualTo(200);
+  }
+
+  @Test
   void theLongProfileIsALongerWindow() {
     ChaosCommand command = parsed(RunProfile.LONG, "--long");
     assertThat(command.orders).as("time-boxed").isNull();

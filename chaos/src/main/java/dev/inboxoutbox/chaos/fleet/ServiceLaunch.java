@@ -135,6 +135,7 @@ public final class ServiceLaunch {
     }
     switch (options.negativeControl()) {
       case NO_DEDUP -> properties.put("iox.chaos.dedup-off", "true");
+      case INBOX_OFF -> properties.put("iox.chaos.inbox-off", "true");
       case REORDER -> properties.put("iox.chaos.reorder-batches", "true");
       case DROP_REFUNDS -> properties.put("iox.chaos.drop-refund-requests", "true");
       case NONE -> {}

@@ -86,6 +86,31 @@ public record ChaosOptions(
     requireShare(webhookDuplicateShare, "webhook-duplicate-share");
   }
 
+  /** These options for another arm of a comparison: its seed and its control. */
+  public ChaosOptions forArm(long seed, NegativeControl negativeControl) {
+    return new ChaosOptions(
+        seed,
+        orders,
+        window,
+        ratePerSecond,
+        orderInstances,
+        paymentInstances,
+        killIntervalMin,
+        killIntervalMax,
+        minKills,
+        restartDelay,
+        crashPointProbability,
+        negativeControl,
+        retryShare,
+        conflictShare,
+        malformedShare,
+        cancelShare,
+        webhookDuplicateShare,
+        quiescenceTimeout,
+        repoRoot,
+        reportDirectory);
+  }
+
   /** Whether the run lasts {@code window} rather than until {@code orders} are sent. */
   public boolean timeBoxed() {
     return orders == 0;

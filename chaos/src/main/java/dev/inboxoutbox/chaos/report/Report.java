@@ -103,6 +103,22 @@ public final class Report {
     return counts;
   }
 
+  public CpuByComponent cpu() {
+    return cpu;
+  }
+
+  public Optional<Throughput> throughput() {
+    return throughput;
+  }
+
+  /** The names of the invariants the run violated, in the verifier's order. */
+  public List<String> violated() {
+    return invariants.stream()
+        .filter(invariant -> !invariant.passed())
+        .map(Invariant::name)
+        .toList();
+  }
+
   public Verdict verdict() {
     return Verdict.of(invariants, floors);
   }
@@ -187,7 +203,10 @@ public final class Report {
     chosen.put("ratePerSecond", options.ratePerSecond());
     chosen.put("orderInstances", options.orderInstances());
     chosen.put("paymentInstances", options.paymentInstances());
-    chosen.put("dedup", options.negativeControl() != NegativeControl.NO_DEDUP);
+    chosen.put(
+        "dedup",
+        options.negativeControl() != NegativeControl.NO_DEDUP
+            && options.negativeControl() != NegativeControl.INBOX_OFF);
     chosen.put("negativeControl", options.negativeControl().name());
     chosen.put("crashPointProbability", options.crashPointProbability());
     chosen.put("retryShare", options.retryShare());

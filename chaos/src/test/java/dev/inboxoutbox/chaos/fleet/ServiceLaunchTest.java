@@ -36,6 +36,14 @@ class ServiceLaunchTest {
   }
 
   @Test
+  void theInboxPriceBaselineAsksTheExtensionForAnInboxThatIsOff() {
+    Map<String, String> properties =
+        ServiceLaunch.chaosProperties(options(0, NegativeControl.INBOX_OFF), ARMED);
+
+    assertThat(properties).containsExactly(Map.entry("iox.chaos.inbox-off", "true"));
+  }
+
+  @Test
   void theReorderingControlAsksTheExtensionToReverseBatches() {
     Map<String, String> properties =
         ServiceLaunch.chaosProperties(options(0, NegativeControl.REORDER), ARMED);

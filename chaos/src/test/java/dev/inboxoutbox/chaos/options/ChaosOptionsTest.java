@@ -90,6 +90,25 @@ class ChaosOptionsTest {
     assertThat(quick.err).contains("--quick, --long and --no-faults are profiles: choose one");
   }
 
+  /** Both arms of the price do the same work: nothing the baseline would apply twice. */
+  @Test
+  void theInboxPriceRefusesRepeatsControlsAndOtherProfiles() {
+    for (String share :
+        new String[] {
+          "--retry-share", "--conflict-share", "--webhook-duplicate-share", "--cancel-share"
+        }) {
+      Result repeats = chaos("--inbox-price", share, "0.1");
+      assertThat(repeats.exitCode()).as(share).isEqualTo(2);
+      assertThat(repeats.err()).as(share).contains(share + " must be 0");
+    }
+    assertThat(chaos("--inbox-price", "--no-dedup").err()).contains("no negative control");
+    assertThat(chaos("--inbox-price", "--quick").err()).contains("are profiles: choose one");
+    assertThat(chaos("--inbox-price", "--faults", "process-kill").err())
+        .contains("--faults has no place");
+    assertThat(chaos("--inbox-price", "--repeat", "0").err()).contains("at least 1");
+    assertThat(chaos("--repeat", "2").err()).contains("pairs of runs of --inbox-price");
+  }
+
   /** The last victims serve again before the window ends, however long the window. */
   @Test
   void processFaultsStopAnEighthOfTheWindowBeforeItsEndAndAtMostFifteenSeconds() {

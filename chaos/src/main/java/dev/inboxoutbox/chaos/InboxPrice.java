@@ -1,0 +1,189 @@
+package dev.inboxoutbox.chaos;
+
+import dev.inboxoutbox.chaos.options.ChaosOptions;
+import dev.inboxoutbox.chaos.options.NegativeControl;
+import dev.inboxoutbox.chaos.report.CpuByComponent;
+import dev.inboxoutbox.chaos.report.Report;
+import dev.inboxoutbox.chaos.report.Throughput;
+import dev.inboxoutbox.chaos.verify.Verdict;
+import dev.inboxoutbox.cli.BenchFigures;
+import dev.inboxoutbox.cli.BenchFigures.Better;
+import dev.inboxoutbox.cli.BenchFigures.Target;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code iox chaos --inbox-price}: what exactly-once effects cost end to end. Pairs of fault-free
+ * runs of one load each (a seed per pair): the services as they are, and the same services with
+ * their inboxes off ({@link NegativeControl#INBOX_OFF}). Which arm goes first alternates from pair
+ * to pair, so that neither gains from the machine's drift. The figures are the orders each arm
+ * settled per second over its window and the CPU it used per settled order, as median and spread,
+ * with the ratio of the services with their inboxes to the baseline without.
+ */
+final class InboxPrice {
+
+  static final String PART = "inbox price";
+
+  /** Orders/s with the inboxes at least this share of those without. */
+  static final double TARGET_RATIO = 0.85;
+
+  /** One chaos run of the given options, to its report's figures. */
+  @FunctionalInterface
+  interface Runs {
+    Sample run(ChaosOptions options) throws Exception;
+  }
+
+  /**
+   * What one run gives the comparison.
+   *
+   * @param settledPerSecond empty when no sample within the window read the orders database
+   * @param cpuMillisPerSettledOrder all the run's processes; empty where /proc cannot be read
+   * @param violated the invariants the run violated: none expected with the inboxes, the inbox's
+   *     own with them off
+   */
+  record Sample(
+      Verdict verdict,
+      Optional<Double> settledPerSecond,
+      Optional<Double> cpuMillisPerSettledOrder,
+      List<String> violated) {
+
+    static Sample of(Report report) {
+      return new Sample(
+          report.verdict(),
+          report.throughput().map(Throughput::settledPerSecond),
+          report.cpu().components().stream()
+              .filter(row -> row.component().equals(CpuByComponent.ALL))
+              .findFirst()
+              .map(CpuByComponent.Row::cpuMillisPerSettledOrder),
+          report.violated());
+    }
+  }
+
+  /** Each arm's samples, in the order run. */
+  record Result(List<Sample> withInboxes, List<Sample> inboxesOff) {
+
+    /**
+     * 0 when every run with the inboxes passed and each run has its throughput; 1 (FAIL) when a run
+     * with the inboxes violated an invariant or a run could not be measured. The runs with the
+     * inboxes off are not held to the invariants: they are the baseline.
+     */
+    int exitCode() {
+      boolean measured =
+          withInboxes.stream().allMatch(sample -> sample.settledPerSecond().isPresent())
+              && inboxesOff.stream().allMatch(sample -> sample.settledPerSecond().isPresent());
+      boolean passed = withInboxes.stream().allMatch(sample -> sample.verdict() == Verdict.PASS);
+      return measured && passed ? 0 : Verdict.FAIL.exitCode();
+    }
+
+    /** The table: orders/s with the ratio and target, CPU-ms per order with its ratio. */
+    BenchFigures figures() {
+      BenchFigures figures = new BenchFigures();
+      Optional<BenchFigures.Figure> offRate =
+          figure(
+              figures,
+              "orders/s settled, inboxes off",
+              "orders/s",
+              Better.HIGHER,
+              inboxesOff,
+              Sample::settledPerSecond,
+              Optional.empty(),
+              Optional.empty());
+      figure(
+          figures,
+          "orders/s settled, with the inboxes",
+          "orders/s",
+          Better.HIGHER,
+          withInboxes,
+          Sample::settledPerSecond,
+          offRate,
+          Optional.of(Target.ratioAtLeast(TARGET_RATIO)));
+      Optional<BenchFigures.Figure> offCpu =
+          figure(
+              figures,
+              "CPU per settled order, inboxes off",
+              "ms",
+              Better.LOWER,
+              inboxesOff,
+              Sample::cpuMillisPerSettledOrder,
+              Optional.empty(),
+              Optional.empty());
+      figure(
+          figures,
+          "CPU per settled order, with the inboxes",
+          "ms",
+          Better.LOWER,
+          withInboxes,
+          Sample::cpuMillisPerSettledOrder,
+          offCpu,
+          Optional.empty());
+      figures.note(
+          "verdicts with the inboxes: "
+              + verdicts(withInboxes)
+              + "; inboxes off (the baseline, not held to the invariants): "
+              + verdicts(inboxesOff));
+      return figures;
+    }
+
+    private static Optional<BenchFigures.Figure> figure(
+        BenchFigures figures,
+        String name,
+        String unit,
+        Better better,
+        List<Sample> samples,
+        java.util.function.Function<Sample, Optional<Double>> value,
+        Optional<BenchFigures.Figure> baseline,
+        Optional<Target> target) {
+      List<Double> values = new ArrayList<>();
+      samples.forEach(sample -> value.apply(sample).ifPresent(values::add));
+      if (values.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(figures.add(PART, name, unit, better, values, baseline, target));
+    }
+
+    private static String verdicts(List<Sample> samples) {
+      List<String> each = new ArrayList<>();
+      for (Sample sample : samples) {
+        each.add(
+            sample.violated().isEmpty()
+                ? sample.verdict().name()
+                : sample.verdict().name() + " (" + String.join(", ", sample.violated()) + ")");
+      }
+      return String.join("; ", each);
+    }
+  }
+
+  private InboxPrice() {}
+
+  /**
+   * Runs {@code pairs} pairs of arms, the pair's seed {@code base.seed() + pair}, the services with
+   * their inboxes first in even pairs and last in odd ones, and returns every sample.
+   */
+  static Result measure(ChaosOptions base, int pairs, Runs runs, PrintStream out) throws Exception {
+    List<Sample> withInboxes = new ArrayList<>();
+    List<Sample> inboxesOff = new ArrayList<>();
+    for (int pair = 0; pair < pairs; pair++) {
+      long seed = base.seed() + pair;
+      for (NegativeControl arm : armsOf(pair)) {
+        out.printf(
+            "%n%s: pair %d of %d, %s%n",
+            PART,
+            pair + 1,
+            pairs,
+            arm == NegativeControl.NONE ? "the services with their inboxes" : "the inboxes off");
+        Sample sample = runs.run(base.forArm(seed, arm));
+        (arm == NegativeControl.NONE ? withInboxes : inboxesOff).add(sample);
+      }
+    }
+    return new Result(withInboxes, inboxesOff);
+  }
+
+  /** The arms of one pair in the order they run. */
+  static List<NegativeControl> armsOf(int pair) {
+    return pair % 2 == 0
+        ? List.of(NegativeControl.NONE, NegativeControl.INBOX_OFF)
+        : List.of(NegativeControl.INBOX_OFF, NegativeControl.NONE);
+  }
+}
