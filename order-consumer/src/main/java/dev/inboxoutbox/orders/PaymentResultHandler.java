@@ -28,7 +28,9 @@ final class PaymentResultHandler implements MessageHandler {
       throw PoisonMessageException.unknownType(type);
     }
     try {
-      return Outcome.success(orders.paymentResult(type, message.payload(), context::emitAll));
+      orders.paymentResult(type, message.payload(), context::emitAll);
+      // No caller reads a payment result's outcome back: a bare success is stored with the claim.
+      return Outcome.success();
     } catch (OrderRejected rejected) {
       return rejected.outcome(json);
     }

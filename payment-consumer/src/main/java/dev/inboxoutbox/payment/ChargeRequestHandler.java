@@ -21,7 +21,7 @@ final class ChargeRequestHandler extends ProviderRequestHandler<ChargeRequestHan
   private final ProviderClient provider;
 
   ChargeRequestHandler(Payments payments, PaymentEvents events, ProviderClient provider) {
-    super(PaymentEvents.CHARGE_REQUESTED, "charge", "key", "chargeId", payments, events);
+    super(PaymentEvents.CHARGE_REQUESTED, "charge", "key", payments, events);
     this.payments = payments;
     this.provider = provider;
   }
@@ -61,10 +61,5 @@ final class ChargeRequestHandler extends ProviderRequestHandler<ChargeRequestHan
   @Override
   boolean record(Payment read, PaymentStatus next, String chargeId) {
     return payments.update(read, next, chargeId, null);
-  }
-
-  @Override
-  Optional<String> providerId(Payment payment) {
-    return payment.chargeId();
   }
 }

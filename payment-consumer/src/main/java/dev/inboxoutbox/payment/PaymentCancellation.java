@@ -29,7 +29,7 @@ final class PaymentCancellation {
     // The request comes first in the partition; should the cancel ever be first, the payment is
     // recorded as cancelled, and its request then finds it and asks for no charge.
     if (payments.insertIfAbsent(cancelled, PaymentStatus.CANCELLED)) {
-      return Outcome.success(events.status(cancelled.paymentId(), PaymentStatus.CANCELLED));
+      return Outcome.success();
     }
     Optional<Payment> found = payments.find(cancelled.paymentId());
     if (found.isEmpty()) {
@@ -67,12 +67,12 @@ final class PaymentCancellation {
       if (next == PaymentStatus.REFUND_REQUESTED) {
         context.emit(events.refundRequested(read, chargeId));
       }
-      return Optional.of(Outcome.success(events.status(read.paymentId(), next)));
+      return Optional.of(Outcome.success());
     }
 
     @Override
     public Outcome alreadyApplied(Payment payment) {
-      return Outcome.success(events.status(payment.paymentId(), payment.status()));
+      return Outcome.success();
     }
 
     @Override

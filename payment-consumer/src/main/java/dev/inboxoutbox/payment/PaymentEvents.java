@@ -108,11 +108,6 @@ final class PaymentEvents {
         .build();
   }
 
-  /** The outcome body of a payment where a message left it, or found it. */
-  String status(String paymentId, PaymentStatus status) {
-    return outcome("paymentId", paymentId, "status", status.name());
-  }
-
   /** The outcome body of a change that contradicts the payment: why, and where the payment is. */
   String rejection(Payment payment, String reason) {
     return outcome(

@@ -70,7 +70,7 @@ final class PaymentRequestHandler implements MessageHandler {
               Optional.empty(),
               0);
       context.emit(events.chargeRequested(created));
-      return Outcome.success(events.status(request.paymentId(), PaymentStatus.REQUESTED));
+      return Outcome.success();
     }
     Optional<Payment> existing = payments.find(request.paymentId());
     if (existing.isEmpty()) {
@@ -102,6 +102,6 @@ final class PaymentRequestHandler implements MessageHandler {
                   + payment.currency()));
     }
     // The same payment requested again under another event id: already in hand, nothing to emit.
-    return Outcome.success(events.status(payment.paymentId(), payment.status()));
+    return Outcome.success();
   }
 }

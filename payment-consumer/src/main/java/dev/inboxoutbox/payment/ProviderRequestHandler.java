@@ -28,7 +28,6 @@ abstract class ProviderRequestHandler<R> implements MessageHandler {
   private final String eventType;
   private final String what;
   private final String keyName;
-  private final String providerIdField;
   private final PaymentEvents events;
   private final Payments payments;
   private final PaymentUpdates updates;
@@ -37,20 +36,12 @@ abstract class ProviderRequestHandler<R> implements MessageHandler {
    * @param eventType the one event type this consumer takes
    * @param what what the provider makes ({@code charge}, {@code refund})
    * @param keyName the key's name in the dead-letter reason of an event with another key
-   * @param providerIdField the outcome field of the provider's id ({@code chargeId}, {@code
-   *     refundId})
    */
   ProviderRequestHandler(
-      String eventType,
-      String what,
-      String keyName,
-      String providerIdField,
-      Payments payments,
-      PaymentEvents events) {
+      String eventType, String what, String keyName, Payments payments, PaymentEvents events) {
     this.eventType = eventType;
     this.what = what;
     this.keyName = keyName;
-    this.providerIdField = providerIdField;
     this.payments = payments;
     this.events = events;
     this.updates = new PaymentUpdates(payments);
@@ -77,9 +68,6 @@ abstract class ProviderRequestHandler<R> implements MessageHandler {
 
   /** Records the provider's id if the payment is still at the version read. */
   abstract boolean record(Payment read, PaymentStatus next, String providerId);
-
-  /** The provider's id the payment holds already. */
-  abstract Optional<String> providerId(Payment payment);
 
   @Override
   public final Outcome handle(IncomingMessage message, HandlerContext context) throws SQLException {
@@ -140,15 +128,7 @@ abstract class ProviderRequestHandler<R> implements MessageHandler {
       if (!record(read, next, providerId)) {
         return Optional.empty();
       }
-      return Optional.of(
-          Outcome.success(
-              events.outcome(
-                  "paymentId",
-                  read.paymentId(),
-                  providerIdField,
-                  providerId,
-                  "status",
-                  next.name())));
+      return Optional.of(Outcome.success());
     }
 
     private String askProvider(String paymentId) {
@@ -166,14 +146,7 @@ abstract class ProviderRequestHandler<R> implements MessageHandler {
     @Override
     public Outcome alreadyApplied(Payment payment) {
       // Sent already, or the provider's webhook overtook this consumer and settled the payment.
-      return Outcome.success(
-          events.outcome(
-              "paymentId",
-              payment.paymentId(),
-              providerIdField,
-              providerId(payment).orElse(null),
-              "status",
-              payment.status().name()));
+      return Outcome.success();
     }
 
     @Override

@@ -95,15 +95,7 @@ final class ProviderWebhookHandler {
                       ? events.paymentCaptured(read, result.chargeId())
                       : events.paymentFailed(read, result.chargeId(), failureReason));
             }
-            return Optional.of(
-                Outcome.success(
-                    events.outcome(
-                        "paymentId",
-                        paymentId,
-                        "chargeId",
-                        result.chargeId(),
-                        "status",
-                        next.name())));
+            return Optional.of(Outcome.success());
           }
         });
   }
@@ -131,15 +123,7 @@ final class ProviderWebhookHandler {
             if (!payments.recordRefund(read, next, result.refundId())) {
               return Optional.empty();
             }
-            return Optional.of(
-                Outcome.success(
-                    events.outcome(
-                        "paymentId",
-                        paymentId,
-                        "refundId",
-                        result.refundId(),
-                        "status",
-                        next.name())));
+            return Optional.of(Outcome.success());
           }
         });
   }
@@ -167,7 +151,7 @@ final class ProviderWebhookHandler {
 
     @Override
     public Outcome alreadyApplied(Payment payment) {
-      return Outcome.success(events.status(payment.paymentId(), payment.status()));
+      return Outcome.success();
     }
 
     @Override

@@ -21,7 +21,7 @@ final class RefundRequestHandler extends ProviderRequestHandler<RefundRequestHan
   private final ProviderClient provider;
 
   RefundRequestHandler(Payments payments, PaymentEvents events, ProviderClient provider) {
-    super(PaymentEvents.REFUND_REQUESTED, "refund", "refund key", "refundId", payments, events);
+    super(PaymentEvents.REFUND_REQUESTED, "refund", "refund key", payments, events);
     this.payments = payments;
     this.provider = provider;
   }
@@ -59,10 +59,5 @@ final class RefundRequestHandler extends ProviderRequestHandler<RefundRequestHan
   @Override
   boolean record(Payment read, PaymentStatus next, String refundId) {
     return payments.recordRefund(read, next, refundId);
-  }
-
-  @Override
-  Optional<String> providerId(Payment payment) {
-    return payment.refundId();
   }
 }
