@@ -546,12 +546,12 @@ public final class ChaosCommand implements Callable<Integer> {
    * fault kinds, scaled down for a window shorter than the default one; a run of fewer orders than
    * the settled-orders floor does not claim it.
    */
-  private ProofFloors proofFloors(
+  ProofFloors proofFloors(
       ChaosOptions options, FaultOptions faultOptions, NetworkChaos.Settings network) {
     if (quick) {
       return ProofFloors.none("the quick profile is a smoke run: it claims no floor");
     }
-    if (noFaults) {
+    if (noFaults || inboxPrice) {
       return ProofFloors.none("a run without faults measures the pipeline: it claims no floor");
     }
     ProofFloors floors =

@@ -123,7 +123,7 @@ final class ChaosRuns {
   /** No proof floor claimed: a run's verdict is then the invariants'. */
   private static final ProofFloors NO_FLOORS = ProofFloors.none("a focused test run");
 
-  private static final NetworkChaos.Settings NO_NETWORK_FAULTS =
+  static final NetworkChaos.Settings NO_NETWORK_FAULTS =
       new NetworkChaos.Settings(
           java.util.Set.of(),
           Duration.ofSeconds(8),

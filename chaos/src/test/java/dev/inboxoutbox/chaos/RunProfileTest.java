@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inboxoutbox.chaos.fault.FaultLog;
 import dev.inboxoutbox.chaos.fault.FaultOptions;
+import dev.inboxoutbox.chaos.options.ChaosOptions;
+import dev.inboxoutbox.chaos.options.NegativeControl;
+import dev.inboxoutbox.chaos.verify.ProofFloors;
 import dev.inboxoutbox.devstack.KafkaCluster;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -76,6 +79,22 @@ class RunProfileTest {
         parsed(RunProfile.INBOX_PRICE, "--inbox-price", "--duration", "2m", "--rate", "200");
     assertThat(given.window).isEqualTo(Duration.ofMinutes(2));
     assertThat(given.rate).isEqualTo(200);
+  }
+
+  /** A comparison's run that settled fewer orders than a floor is still a measurement. */
+  @Test
+  void theInboxPriceClaimsNoFloorNotEvenTheOrdersSettled() throws Exception {
+    ChaosCommand command = new ChaosCommand();
+    new CommandLine(command).parseArgs("--inbox-price");
+    ChaosOptions windowed =
+        ChaosRuns.timeBoxed(
+            ChaosRuns.options(NegativeControl.NONE, 1, Duration.ofMinutes(1)),
+            RunProfile.INBOX_PRICE_WINDOW_SECONDS);
+
+    ProofFloors floors =
+        command.proofFloors(windowed, FaultOptions.none(), ChaosRuns.NO_NETWORK_FAULTS);
+
+    assertThat(floors.claimed()).isEmpty();
   }
 
   @Test
