@@ -494,8 +494,8 @@ public final class ChaosCommand implements Callable<Integer> {
     BenchFigures figures = result.figures();
     MachineLoad.since(machineAtStart).ifPresent(machine -> figures.note(machine.describe()));
     System.out.printf(
-        "%n%s: %d pairs of runs without faults, a %d s window each%n",
-        InboxPrice.PART, pairs, options.window().toSeconds());
+        "%n%s: %d pair%s of runs without faults, a %d s window each%n",
+        InboxPrice.PART, pairs, pairs == 1 ? "" : "s", options.window().toSeconds());
     figures.printTable(System.out);
     Path json =
         options
