@@ -490,6 +490,7 @@ public final class ChaosCommand implements Callable<Integer> {
             arm ->
                 InboxPrice.Sample.of(
                     new ChaosRun(arm, faultOptions, network, floors, stop, System.out).run()),
+            stop,
             System.out);
     BenchFigures figures = result.figures();
     MachineLoad.since(machineAtStart).ifPresent(machine -> figures.note(machine.describe()));

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * {@code iox chaos --inbox-price}: what exactly-once effects cost end to end. Pairs of fault-free
@@ -61,15 +62,27 @@ final class InboxPrice {
     }
   }
 
-  /** Each arm's samples, in the order run. */
-  record Result(List<Sample> withInboxes, List<Sample> inboxesOff) {
+  /**
+   * Each arm's samples, in the order run.
+   *
+   * @param incomplete why the comparison stopped before its last pair: a run that failed, whose
+   *     pairs before it still count
+   */
+  record Result(List<Sample> withInboxes, List<Sample> inboxesOff, Optional<String> incomplete) {
+
+    Result(List<Sample> withInboxes, List<Sample> inboxesOff) {
+      this(withInboxes, inboxesOff, Optional.empty());
+    }
 
     /**
      * 0 when every run with the inboxes passed and each run has its throughput; 1 (FAIL) when a run
-     * with the inboxes violated an invariant or a run could not be measured. The runs with the
-     * inboxes off are not held to the invariants: they are the baseline.
+     * with the inboxes violated an invariant, a run could not be measured or one failed. The runs
+     * with the inboxes off are not held to the invariants: they are the baseline.
      */
     int exitCode() {
+      if (incomplete.isPresent()) {
+        return Verdict.FAIL.exitCode();
+      }
       boolean measured =
           withInboxes.stream().allMatch(sample -> sample.settledPerSecond().isPresent())
               && inboxesOff.stream().allMatch(sample -> sample.settledPerSecond().isPresent());
@@ -80,6 +93,7 @@ final class InboxPrice {
     /** The table: orders/s with the ratio and target, CPU-ms per order with its ratio. */
     BenchFigures figures() {
       BenchFigures figures = new BenchFigures();
+      incomplete.ifPresent(reason -> figures.note("INCOMPLETE: " + reason));
       Optional<BenchFigures.Figure> offRate =
           figure(
               figures,
@@ -163,12 +177,23 @@ final class InboxPrice {
    * services with their inboxes first in even pairs and last in odd ones, and returns every counted
    * sample. The first run of a command settled a fifth to a third fewer orders than the runs after
    * it: the {@code iox} JVM, which outlives the runs, compiles the load and the provider during it.
+   * A run that fails ends the comparison with the pairs before it; a stop ({@code stopped}) ends it
+   * with the run's exception.
    */
-  static Result measure(ChaosOptions base, int pairs, Runs runs, PrintStream out) throws Exception {
-    out.printf("%n%s: a warm-up run, not counted, the services with their inboxes%n", PART);
-    runs.run(base.forArm(base.seed() - 1, NegativeControl.NONE));
+  static Result measure(
+      ChaosOptions base, int pairs, Runs runs, BooleanSupplier stopped, PrintStream out)
+      throws Exception {
     List<Sample> withInboxes = new ArrayList<>();
     List<Sample> inboxesOff = new ArrayList<>();
+    out.printf("%n%s: a warm-up run, not counted, the services with their inboxes%n", PART);
+    try {
+      runs.run(base.forArm(base.seed() - 1, NegativeControl.NONE));
+    } catch (Exception e) {
+      if (stopped.getAsBoolean()) {
+        throw e;
+      }
+      return new Result(withInboxes, inboxesOff, Optional.of("the warm-up run failed: " + e));
+    }
     for (int pair = 0; pair < pairs; pair++) {
       long seed = base.seed() + pair;
       for (NegativeControl arm : armsOf(pair)) {
@@ -178,7 +203,28 @@ final class InboxPrice {
             pair + 1,
             pairs,
             arm == NegativeControl.NONE ? "the services with their inboxes" : "the inboxes off");
-        Sample sample = runs.run(base.forArm(seed, arm));
+        Sample sample;
+        try {
+          sample = runs.run(base.forArm(seed, arm));
+        } catch (Exception e) {
+          if (stopped.getAsBoolean()) {
+            throw e;
+          }
+          // The pairs before it stand; the failed pair's other run would have no partner.
+          if (arm != armsOf(pair).get(0)) {
+            (arm == NegativeControl.NONE ? inboxesOff : withInboxes).remove(pair);
+          }
+          return new Result(
+              withInboxes,
+              inboxesOff,
+              Optional.of(
+                  String.format(
+                      "pair %d of %d failed in its run %s: %s",
+                      pair + 1,
+                      pairs,
+                      arm == NegativeControl.NONE ? "with the inboxes" : "with the inboxes off",
+                      e)));
+        }
         (arm == NegativeControl.NONE ? withInboxes : inboxesOff).add(sample);
       }
     }

@@ -1,6 +1,7 @@
 package dev.inboxoutbox.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inboxoutbox.chaos.options.ChaosOptions;
 import dev.inboxoutbox.chaos.options.NegativeControl;
@@ -32,6 +33,7 @@ class InboxPriceTest {
               ran.add(options);
               return PASSED_AT_100;
             },
+            () -> false,
             quiet());
 
     assertThat(ran)
@@ -52,6 +54,60 @@ class InboxPriceTest {
         .allSatisfy(options -> assertThat(options.retryShare()).isEqualTo(base.retryShare()));
     assertThat(result.withInboxes()).hasSize(3);
     assertThat(result.inboxesOff()).hasSize(3);
+  }
+
+  /** Half an hour of runs is not thrown away for one that failed to start. */
+  @Test
+  void aFailedRunEndsTheComparisonWithThePairsBeforeItAndFailsIt() throws Exception {
+    ChaosOptions base = ChaosRuns.options(NegativeControl.NONE, 40, Duration.ofMinutes(1));
+    int[] runs = {0};
+
+    InboxPrice.Result result =
+        InboxPrice.measure(
+            base,
+            3,
+            options -> {
+              // The warm-up, pair 1 (both runs), then pair 2's first run; its second fails.
+              if (++runs[0] == 5) {
+                throw new IllegalStateException("payment-consumer-2 did not start");
+              }
+              return PASSED_AT_100;
+            },
+            () -> false,
+            quiet());
+
+    assertThat(result.withInboxes()).hasSize(1);
+    assertThat(result.inboxesOff()).as("pair 2's run without a partner is dropped").hasSize(1);
+    assertThat(result.incomplete())
+        .hasValueSatisfying(
+            reason ->
+                assertThat(reason)
+                    .contains("pair 2 of 3")
+                    .contains("payment-consumer-2 did not start"));
+    assertThat(result.exitCode()).isEqualTo(Verdict.FAIL.exitCode());
+    ByteArrayOutputStream table = new ByteArrayOutputStream();
+    result.figures().printTable(new PrintStream(table, true, StandardCharsets.UTF_8));
+    assertThat(table.toString(StandardCharsets.UTF_8))
+        .contains("INCOMPLETE: pair 2 of 3")
+        .contains("orders/s settled, with the inboxes");
+  }
+
+  @Test
+  void aStopEndsTheComparisonWithTheRunsException() throws Exception {
+    ChaosOptions base = ChaosRuns.options(NegativeControl.NONE, 40, Duration.ofMinutes(1));
+    InterruptedException stop = new InterruptedException("stopped");
+
+    assertThatThrownBy(
+            () ->
+                InboxPrice.measure(
+                    base,
+                    3,
+                    options -> {
+                      throw stop;
+                    },
+                    () -> true,
+                    quiet()))
+        .isSameAs(stop);
   }
 
   @Test
