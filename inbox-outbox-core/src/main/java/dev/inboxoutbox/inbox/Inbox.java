@@ -67,7 +67,7 @@ public final class Inbox {
    * repeat applies again and no outcome is stored. It exists to measure what the inbox costs end to
    * end against the same code without it ({@code iox chaos --inbox-price}); never use it where
    * effects must happen once. No property selects it: only code that passes it to a consumer or
-   * registers it as the {@code Inbox} bean, and the starter logs a warning when it does.
+   * registers it as the {@code Inbox} bean, and each consumer built with it logs a warning.
    */
   public static Inbox off() {
     return new Inbox(new Builder(), false);
