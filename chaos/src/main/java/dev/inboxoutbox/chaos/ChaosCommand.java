@@ -269,7 +269,10 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(
       names = "--repeat",
       paramLabel = "PAIRS",
-      description = "With --inbox-price: pairs of runs, one of each arm (default 3).")
+      description =
+          "With --inbox-price: pairs of runs, one of each arm (default "
+              + InboxPrice.DEFAULT_PAIRS
+              + ").")
   Integer repeat;
 
   @Option(
@@ -369,6 +372,8 @@ public final class ChaosCommand implements Callable<Integer> {
                   + " has no place");
         }
       }
+    }
+    if (noFaults) {
       RunProfile.FAULT_FREE.applyTo(this, spec.commandLine().getParseResult());
     }
     if (inboxPrice) {
@@ -481,7 +486,7 @@ public final class ChaosCommand implements Callable<Integer> {
       ProofFloors floors,
       StopRequest stop)
       throws Exception {
-    int pairs = repeat == null ? 3 : repeat;
+    int pairs = repeat == null ? InboxPrice.DEFAULT_PAIRS : repeat;
     Optional<MachineLoad.Sample> machineAtStart = MachineLoad.Sample.read();
     InboxPrice.Result result =
         InboxPrice.measure(

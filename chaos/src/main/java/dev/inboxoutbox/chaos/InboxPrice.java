@@ -11,7 +11,9 @@ import dev.inboxoutbox.cli.BenchFigures.Better;
 import dev.inboxoutbox.cli.BenchFigures.Target;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
@@ -26,6 +28,9 @@ import java.util.function.BooleanSupplier;
 final class InboxPrice {
 
   static final String PART = "inbox price";
+
+  /** Pairs of runs when {@code --repeat} is not given. */
+  static final int DEFAULT_PAIRS = 3;
 
   /** Orders/s with the inboxes at least this share of those without. */
   static final double TARGET_RATIO = 0.85;
@@ -185,50 +190,32 @@ final class InboxPrice {
       throws Exception {
     List<Sample> withInboxes = new ArrayList<>();
     List<Sample> inboxesOff = new ArrayList<>();
-    out.printf("%n%s: a warm-up run, not counted, the services with their inboxes%n", PART);
+    String running = "the warm-up run";
     try {
+      out.printf("%n%s: a warm-up run, not counted, %s%n", PART, describe(NegativeControl.NONE));
       runs.run(base.forArm(base.seed() - 1, NegativeControl.NONE));
+      for (int pair = 0; pair < pairs; pair++) {
+        // A pair counts once both its runs are in: the arms stay paired if the second fails.
+        Map<NegativeControl, Sample> ran = new EnumMap<>(NegativeControl.class);
+        for (NegativeControl arm : armsOf(pair)) {
+          running = String.format("pair %d of %d, %s", pair + 1, pairs, describe(arm));
+          out.printf("%n%s: %s%n", PART, running);
+          ran.put(arm, runs.run(base.forArm(base.seed() + pair, arm)));
+        }
+        withInboxes.add(ran.get(NegativeControl.NONE));
+        inboxesOff.add(ran.get(NegativeControl.INBOX_OFF));
+      }
     } catch (Exception e) {
       if (stopped.getAsBoolean()) {
         throw e;
       }
-      return new Result(withInboxes, inboxesOff, Optional.of("the warm-up run failed: " + e));
-    }
-    for (int pair = 0; pair < pairs; pair++) {
-      long seed = base.seed() + pair;
-      for (NegativeControl arm : armsOf(pair)) {
-        out.printf(
-            "%n%s: pair %d of %d, %s%n",
-            PART,
-            pair + 1,
-            pairs,
-            arm == NegativeControl.NONE ? "the services with their inboxes" : "the inboxes off");
-        Sample sample;
-        try {
-          sample = runs.run(base.forArm(seed, arm));
-        } catch (Exception e) {
-          if (stopped.getAsBoolean()) {
-            throw e;
-          }
-          // The pairs before it stand; the failed pair's other run would have no partner.
-          if (arm != armsOf(pair).get(0)) {
-            (arm == NegativeControl.NONE ? inboxesOff : withInboxes).remove(pair);
-          }
-          return new Result(
-              withInboxes,
-              inboxesOff,
-              Optional.of(
-                  String.format(
-                      "pair %d of %d failed in its run %s: %s",
-                      pair + 1,
-                      pairs,
-                      arm == NegativeControl.NONE ? "with the inboxes" : "with the inboxes off",
-                      e)));
-        }
-        (arm == NegativeControl.NONE ? withInboxes : inboxesOff).add(sample);
-      }
+      return new Result(withInboxes, inboxesOff, Optional.of(running + ", failed: " + e));
     }
     return new Result(withInboxes, inboxesOff);
+  }
+
+  private static String describe(NegativeControl arm) {
+    return arm == NegativeControl.NONE ? "the services with their inboxes" : "the inboxes off";
   }
 
   /** The arms of one pair in the order they run. */

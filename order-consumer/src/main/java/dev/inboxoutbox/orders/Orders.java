@@ -277,7 +277,7 @@ final class Orders {
   }
 
   /** Applies PaymentCaptured / PaymentFailed from payment-consumer. */
-  String paymentResult(String type, JsonNode event, Consumer<List<OutboxEvent>> emit)
+  void paymentResult(String type, JsonNode event, Consumer<List<OutboxEvent>> emit)
       throws OrderRejected {
     String orderId = CommandFields.text(event, "orderId");
     boolean captured = type.equals("PaymentCaptured");
@@ -287,7 +287,7 @@ final class Orders {
           find(orderId)
               .orElseThrow(() -> new OrderRejected(404, "unknown_order", "no order " + orderId));
       if (order.status().equals(target)) {
-        return status(orderId, target);
+        return;
       }
       throw new OrderRejected(
           409,
@@ -299,12 +299,13 @@ final class Orders {
     if (!captured) {
       releaseStock(orderId);
     }
-    String result = status(orderId, target);
     emit.accept(
         List.of(
             OutboxEvent.of(
-                "order", orderId, captured ? "OrderPaid" : "OrderPaymentFailed", result)));
-    return result;
+                "order",
+                orderId,
+                captured ? "OrderPaid" : "OrderPaymentFailed",
+                status(orderId, target))));
   }
 
   /**
