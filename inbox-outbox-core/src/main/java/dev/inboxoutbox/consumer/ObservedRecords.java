@@ -17,6 +17,9 @@ final class ObservedRecords implements RecordTracing {
 
   static final String NAME = "inbox.consume";
 
+  /** The value of a tag that does not apply to a record, such as the outcome of a duplicate. */
+  static final String NONE = "none";
+
   private final ObservationRegistry registry;
   private final String operation;
 
@@ -76,6 +79,11 @@ final class ObservedRecords implements RecordTracing {
         Observation.createNotStarted(NAME, () -> context, registry)
             .contextualName(record.topic() + " process")
             .lowCardinalityKeyValue("inbox.operation", operation)
+            // Every observation carries every key, "none" where it does not apply: Prometheus
+            // keeps one set of tag keys per meter name and drops timers with another.
+            .lowCardinalityKeyValue("inbox.decision", NONE)
+            .lowCardinalityKeyValue("inbox.outcome", NONE)
+            .lowCardinalityKeyValue("inbox.dead_letter.reason", NONE)
             .lowCardinalityKeyValue("messaging.system", "kafka")
             .lowCardinalityKeyValue("messaging.destination.name", record.topic())
             .highCardinalityKeyValue(
