@@ -231,7 +231,7 @@ public final class UpCommand implements Callable<Integer> {
         """
 
         up:
-          order-consumer      http://localhost:%1$d   (health: /actuator/health)
+          order-consumer      http://localhost:%1$d   (/actuator/health, /actuator/prometheus)
           payment-consumer    http://localhost:%2$d
           payment provider    %3$s
           Kafka               %4$s

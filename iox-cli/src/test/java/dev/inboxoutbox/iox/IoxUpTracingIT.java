@@ -127,6 +127,11 @@ class IoxUpTracingIT {
                       .map(span -> span.attribute("inbox.decision"))
                       .toList()
                       .containsAll(List.of("new", "duplicate")));
+      // Where a Prometheus server scrapes the service, both copies are timed: the redelivery
+      // under the same tag keys as the applied copy.
+      assertThat(commandTimers(orders))
+          .anyMatch(timer -> timer.contains("inbox_decision=\"new\""))
+          .anyMatch(timer -> timer.contains("inbox_decision=\"duplicate\""));
 
       List<Span> trace = inTrace(collector, traceId);
       String path = describe(trace);
@@ -213,6 +218,18 @@ class IoxUpTracingIT {
           .contains("stopped.")
           .noneMatch(line -> line.contains("ERROR") || line.contains("Exception"));
     }
+  }
+
+  /** The order-commands consumer's {@code inbox.consume} timers in the service's scrape. */
+  private static List<String> commandTimers(int port) throws Exception {
+    HttpResponse<String> scrape = OrderRequests.scrape(port);
+    assertThat(scrape.statusCode()).as(scrape.body()).isEqualTo(200);
+    return scrape
+        .body()
+        .lines()
+        .filter(line -> line.startsWith("inbox_consume_seconds_count{"))
+        .filter(line -> line.contains("inbox_operation=\"order-commands\""))
+        .toList();
   }
 
   private static void sendTwice(int kafkaPort, String key, String traceparent) throws Exception {

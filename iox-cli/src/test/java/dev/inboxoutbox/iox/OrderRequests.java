@@ -5,7 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-/** {@code POST /orders} to an order-consumer, as a client sends it. */
+/** Requests to an order-consumer, as a client or a Prometheus server sends them. */
 final class OrderRequests {
 
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -27,5 +27,13 @@ final class OrderRequests {
       request.header("traceparent", traceparent);
     }
     return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The service's meters in Prometheus' text format, as a Prometheus server scrapes them. */
+  static HttpResponse<String> scrape(int port) throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/prometheus"))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

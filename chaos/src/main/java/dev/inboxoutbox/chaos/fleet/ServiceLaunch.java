@@ -169,7 +169,6 @@ public final class ServiceLaunch {
     // short here, where the database comes back within seconds.
     properties.put("inbox-outbox.consumer.retry-backoff-max", "2s");
     properties.put("inbox-outbox.retention.enabled", "false");
-    properties.put("management.endpoints.web.exposure.include", "health,metrics");
     properties.put("management.endpoint.health.show-details", "always");
     properties.put("spring.main.banner-mode", "off");
     // Where each new relay leader resumes (stored offset, slot position, the restart search) is in
