@@ -20,6 +20,11 @@ final class ObservedRecords implements RecordTracing {
   /** The value of a tag that does not apply to a record, such as the outcome of a duplicate. */
   static final String NONE = "none";
 
+  // Set to NONE when the observation is made and overwritten where they apply: one key each.
+  private static final String DECISION = "inbox.decision";
+  private static final String OUTCOME = "inbox.outcome";
+  private static final String DEAD_LETTER_REASON = "inbox.dead_letter.reason";
+
   private final ObservationRegistry registry;
   private final String operation;
 
@@ -34,12 +39,12 @@ final class ObservedRecords implements RecordTracing {
     return new RecordObservation() {
       @Override
       public void decided(Decision decision) {
-        observation.lowCardinalityKeyValue("inbox.decision", decision.tag);
+        observation.lowCardinalityKeyValue(DECISION, decision.tag);
       }
 
       @Override
       public void outcome(boolean rejection) {
-        observation.lowCardinalityKeyValue("inbox.outcome", rejection ? "rejection" : "success");
+        observation.lowCardinalityKeyValue(OUTCOME, rejection ? "rejection" : "success");
       }
 
       @Override
@@ -64,8 +69,8 @@ final class ObservedRecords implements RecordTracing {
   @Override
   public void deadLettered(ConsumerRecord<String, byte[]> record, DeadLetterReason reason) {
     observation(record, null)
-        .lowCardinalityKeyValue("inbox.decision", Decision.DEAD_LETTER.tag)
-        .lowCardinalityKeyValue("inbox.dead_letter.reason", reason.name())
+        .lowCardinalityKeyValue(DECISION, Decision.DEAD_LETTER.tag)
+        .lowCardinalityKeyValue(DEAD_LETTER_REASON, reason.name())
         .start()
         .stop();
   }
@@ -81,9 +86,9 @@ final class ObservedRecords implements RecordTracing {
             .lowCardinalityKeyValue("inbox.operation", operation)
             // Every observation carries every key, "none" where it does not apply: Prometheus
             // keeps one set of tag keys per meter name and drops timers with another.
-            .lowCardinalityKeyValue("inbox.decision", NONE)
-            .lowCardinalityKeyValue("inbox.outcome", NONE)
-            .lowCardinalityKeyValue("inbox.dead_letter.reason", NONE)
+            .lowCardinalityKeyValue(DECISION, NONE)
+            .lowCardinalityKeyValue(OUTCOME, NONE)
+            .lowCardinalityKeyValue(DEAD_LETTER_REASON, NONE)
             .lowCardinalityKeyValue("messaging.system", "kafka")
             .lowCardinalityKeyValue("messaging.destination.name", record.topic())
             .highCardinalityKeyValue(
