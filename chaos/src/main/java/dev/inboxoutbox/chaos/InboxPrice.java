@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * {@code iox chaos --inbox-price}: what exactly-once effects cost end to end. Pairs of fault-free
@@ -151,7 +152,7 @@ final class InboxPrice {
         String unit,
         Better better,
         List<Sample> samples,
-        java.util.function.Function<Sample, Optional<Double>> value,
+        Function<Sample, Optional<Double>> value,
         Optional<BenchFigures.Figure> baseline,
         Optional<Target> target) {
       List<Double> values = new ArrayList<>();
