@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -41,6 +43,24 @@ public final class WebhookProxy implements AutoCloseable {
 
     int port();
   }
+
+  /**
+   * Headers of the hop, not of the request: a load balancer passes the others on (the signature,
+   * the trace context), and the JDK client sets these itself or refuses them.
+   */
+  private static final Set<String> NOT_FORWARDED =
+      Set.of(
+          "connection",
+          "content-length",
+          "expect",
+          "host",
+          "keep-alive",
+          "proxy-authorization",
+          "proxy-connection",
+          "te",
+          "trailer",
+          "transfer-encoding",
+          "upgrade");
 
   private final HttpServer server;
   private final ExecutorService requestThreads = Executors.newFixedThreadPool(4);
@@ -81,8 +101,7 @@ public final class WebhookProxy implements AutoCloseable {
           .getRequestHeaders()
           .forEach(
               (name, values) -> {
-                if (name.equalsIgnoreCase("Provider-Signature")
-                    || name.equalsIgnoreCase("Content-Type")) {
+                if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
                   values.forEach(value -> request.header(name, value));
                 }
               });

@@ -3,6 +3,7 @@ package dev.inboxoutbox.chaos.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -26,9 +27,12 @@ import org.junit.jupiter.api.Test;
 class WebhookProxyTest {
 
   private static final String BODY = "{\"id\":\"evt_1\",\"type\":\"charge.succeeded\"}";
+  private static final String TRACEPARENT =
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
   private final List<HttpServer> servers = new CopyOnWriteArrayList<>();
   private final List<String> received = new CopyOnWriteArrayList<>();
+  private final List<Headers> headersReceived = new CopyOnWriteArrayList<>();
 
   @AfterEach
   void stopServers() {
@@ -69,6 +73,21 @@ class WebhookProxyTest {
     assertThat(received).hasSize(1);
   }
 
+  /**
+   * The proxy stands in for a load balancer, which passes a request's headers on: the provider's
+   * trace context must reach the instance, or the webhook's span starts a trace of its own.
+   */
+  @Test
+  void theProvidersTraceContextReachesTheInstance() throws Exception {
+    Target serving = new Target(true, true, listeningPort(200));
+    assertThat(deliver(List.of(serving))).isEqualTo(200);
+    assertThat(headersReceived).hasSize(1);
+    Headers headers = headersReceived.get(0);
+    assertThat(headers.getFirst("traceparent")).isEqualTo(TRACEPARENT);
+    assertThat(headers.getFirst("tracestate")).isEqualTo("provider=1");
+    assertThat(headers.getFirst("Provider-Signature")).isEqualTo("t=1,v1=abc");
+  }
+
   @Test
   void theInstancesAnswerIsPassedOnToTheProvider() throws Exception {
     Target rejecting = new Target(true, true, listeningPort(401));
@@ -91,6 +110,8 @@ class WebhookProxyTest {
           HttpRequest.newBuilder(proxy.url())
               .header("Provider-Signature", "t=1,v1=abc")
               .header("Content-Type", "application/json")
+              .header("traceparent", TRACEPARENT)
+              .header("tracestate", "provider=1")
               .POST(HttpRequest.BodyPublishers.ofString(BODY))
               .build();
       return HttpClient.newHttpClient()
@@ -118,6 +139,7 @@ class WebhookProxyTest {
               new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
           received.add(
               body + " signed " + exchange.getRequestHeaders().getFirst("Provider-Signature"));
+          headersReceived.add(exchange.getRequestHeaders());
           exchange.sendResponseHeaders(status, -1);
           exchange.close();
         });
