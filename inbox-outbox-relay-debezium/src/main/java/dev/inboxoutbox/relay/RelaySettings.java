@@ -262,9 +262,10 @@ public final class RelaySettings {
      * hands over what it has (every batch short of {@link #maxBatchSize(int)} waits the whole
      * interval), and how long the connector pauses after finding the replication stream empty. It
      * bounds the time from commit to publish; a shorter interval makes more, smaller batches, each
-     * with its own stamp and flush; each quiet interval costs a wake-up of two threads and no
-     * query, which on a 2-core virtual machine made an idle relay use 0.12 of a core at 10 ms, 0.06
-     * at 25 ms and 0.016 at 500 ms (Debezium's default). Default 25 ms.
+     * with its own stamp and flush. Each quiet interval costs no query but an empty read of the
+     * stream and, in Debezium's queue, a busy wait through the interval's last millisecond, so an
+     * idle relay's CPU grows as the interval shrinks (docs/benchmarks.md#relay-idle). Default 25
+     * ms; Debezium's own is 500 ms.
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
