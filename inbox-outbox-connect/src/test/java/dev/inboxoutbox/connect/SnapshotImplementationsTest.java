@@ -6,8 +6,10 @@ import io.debezium.config.Configuration;
 import io.debezium.discriminator.ConnectorDiscriminator;
 import io.debezium.snapshot.spi.SnapshotLock;
 import io.debezium.snapshot.spi.SnapshotQuery;
+import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,27 +25,26 @@ class SnapshotImplementationsTest {
 
   @Test
   void theOutboxConnectorHasItsOwnSnapshotQueryForEveryModePostgresOffers() {
-    assertThat(
-            ServiceLoader.load(SnapshotQuery.class).stream()
-                .map(ServiceLoader.Provider::get)
-                .filter(
-                    query ->
-                        ConnectorDiscriminator.isForCurrentConnector(
-                            OUTBOX_CONNECTOR, query.getClass()))
-                .map(SnapshotQuery::name))
+    assertThat(namesMarkedForTheOutboxConnector(SnapshotQuery.class, SnapshotQuery::name))
         .containsExactlyInAnyOrder("select_all");
   }
 
   @Test
   void theOutboxConnectorHasItsOwnSnapshotLockForEveryModePostgresOffers() {
-    assertThat(
-            ServiceLoader.load(SnapshotLock.class).stream()
-                .map(ServiceLoader.Provider::get)
-                .filter(
-                    lock ->
-                        ConnectorDiscriminator.isForCurrentConnector(
-                            OUTBOX_CONNECTOR, lock.getClass()))
-                .map(SnapshotLock::name))
+    assertThat(namesMarkedForTheOutboxConnector(SnapshotLock.class, SnapshotLock::name))
         .containsExactlyInAnyOrder("none", "shared");
+  }
+
+  /** The modes of the service's implementations Debezium takes as the connector's own. */
+  private static <T> List<String> namesMarkedForTheOutboxConnector(
+      Class<T> service, Function<T, String> mode) {
+    return ServiceLoader.load(service).stream()
+        .map(ServiceLoader.Provider::get)
+        .filter(
+            implementation ->
+                ConnectorDiscriminator.isForCurrentConnector(
+                    OUTBOX_CONNECTOR, implementation.getClass()))
+        .map(mode)
+        .toList();
   }
 }
