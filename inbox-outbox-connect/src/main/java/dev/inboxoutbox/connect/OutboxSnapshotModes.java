@@ -8,9 +8,10 @@ import io.debezium.connector.postgresql.snapshot.query.SelectAllSnapshotQuery;
 /**
  * PostgreSQL's snapshot query and locks, marked for {@link OutboxConnector}. Debezium picks the
  * implementation of a snapshot mode among those marked for the configured connector class, compared
- * by identity, so PostgreSQL's own (marked for {@code PostgresConnector}) did not count for this
- * subclass: Debezium fell back to any implementation of the mode's name on the class path and
- * logged a WARN at every start. Found through {@code META-INF/services}; behaviour unchanged.
+ * by identity, so PostgreSQL's own (marked for {@code PostgresConnector}) do not count for this
+ * subclass: without these Debezium would take any implementation of the mode's name on the class
+ * path and log a WARN at every start. Found through {@code META-INF/services}; each behaves as the
+ * PostgreSQL class it extends.
  */
 public final class OutboxSnapshotModes {
 

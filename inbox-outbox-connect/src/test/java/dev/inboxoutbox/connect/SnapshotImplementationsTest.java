@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Debezium looks up the snapshot query and lock of a mode among the implementations marked for the
  * configured connector class, by identity: PostgreSQL's own are marked for {@code
- * PostgresConnector}, not for its subclass. Finding none, it took a matching name from any
- * connector on the class path and logged a WARN at every relay start.
+ * PostgresConnector}, not for its subclass. Finding none, it takes a matching name from any
+ * connector on the class path and logs a WARN at every relay start.
  */
 class SnapshotImplementationsTest {
 
