@@ -5,6 +5,10 @@ import static dev.inboxoutbox.testing.kafka.TopicReader.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.inboxoutbox.outbox.Outbox;
 import dev.inboxoutbox.outbox.OutboxEvent;
 import dev.inboxoutbox.testing.jdbc.Rows;
@@ -29,6 +33,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embedded relay publishing a database's outbox: topics, keys, headers and order, what it
@@ -102,6 +107,34 @@ class RelayIT extends RelayOnAFreshDatabase {
         .until(() -> relay.lag().unpublishedRows() == 0);
     assertThat(relay.status().publishedEvents()).isEqualTo(80);
     assertThat(relay.status().lastPublished()).isPresent();
+  }
+
+  /**
+   * Debezium takes a snapshot mode's implementation as the connector's own only when it is marked
+   * for the configured connector class; otherwise it uses one of that name from any connector on
+   * the class path and warns at every start (OutboxSnapshotModes).
+   */
+  @Test
+  void aStartingRelayFindsItsSnapshotQueryAndLockWithoutFallingBack() throws Exception {
+    ListAppender<ILoggingEvent> snapshotProviders = new ListAppender<>();
+    snapshotProviders.start();
+    List<Logger> loggers =
+        List.of(
+            (Logger) LoggerFactory.getLogger("io.debezium.snapshot.SnapshotQueryProvider"),
+            (Logger) LoggerFactory.getLogger("io.debezium.snapshot.SnapshotLockProvider"));
+    loggers.forEach(logger -> logger.addAppender(snapshotProviders));
+    try {
+      started(relay(settings().build()));
+      OutboxEvent event = OutboxEvent.of("order", "o-1", "OrderPlaced", "{}");
+      inTransaction(c -> Outbox.builder().build().append(c, event));
+      awaitOnTopic(event);
+    } finally {
+      loggers.forEach(logger -> logger.detachAppender(snapshotProviders));
+    }
+    assertThat(snapshotProviders.list)
+        .filteredOn(logged -> logged.getLevel().isGreaterOrEqual(Level.WARN))
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .isEmpty();
   }
 
   @Test
